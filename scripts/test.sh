@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Quick start, command 2: set up the environment, then run the whole test suite.
+# Extra arguments go to pytest (e.g. -m "not slow" to skip the end-to-end tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,5 @@
+import sys
+
+from venus.cli import main
+
+sys.exit(main())
