@@ -27,6 +27,7 @@ from memory.models.base import (
 _LAZY = {
     "EspeakSynthesizer": "memory.models.tts",
     "VOICES": "memory.models.tts",
+    "MiniLMEmbedder": "memory.models.embedder",
 }
 
 __all__ = [
