@@ -28,6 +28,8 @@ _LAZY = {
     "EspeakSynthesizer": "memory.models.tts",
     "VOICES": "memory.models.tts",
     "MiniLMEmbedder": "memory.models.embedder",
+    "SileroSpeechDetector": "memory.models.vad",
+    "VADStream": "memory.models.vad",
 }
 
 __all__ = [
