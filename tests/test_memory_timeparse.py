@@ -1,0 +1,57 @@
+"""Time phrases become windows on the media timeline (clipped by the asking time)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.timeparse import TimeFilter, clock_seconds, parse_time
+
+NOW = 1800.0  # asked 30 minutes in
+
+
+@pytest.mark.parametrize(("question", "start", "end"), [
+    ("What was on the slide at the start?", 0.0, 180.0),
+    ("what did she say at the beginning", 0.0, 180.0),
+    ("What did he say five minutes ago?", 1425.0, 1575.0),
+    ("what was said 2 minutes ago", 1650.0, 1710.0),
+    ("what happened in the last minute?", 1740.0, 1800.0),
+    ("summarise the last 10 minutes", None, None),  # no 'in the': not a phrase we claim
+    ("what was covered in the last ten minutes", 1200.0, 1800.0),
+    ("what was on screen at 12:30?", 720.0, 780.0),
+    ("what was said between 1:00 and 2:30", 60.0, 150.0),
+    ("anything after 20:00?", 1200.0, None),
+    ("what did they say just now", 1740.0, 1800.0),
+    ("in the first two minutes what was the topic", 0.0, 120.0),
+    ("What is photosynthesis?", None, None),
+])
+def test_windows(question, start, end):
+    f = parse_time(question, now=NOW)
+    assert f.start == (pytest.approx(start) if start is not None else None)
+    assert f.end == (pytest.approx(end) if end is not None else None)
+
+
+def test_query_keeps_the_rest_of_the_question():
+    f = parse_time("What did he say five minutes ago about entropy?", now=NOW)
+    assert f.query == "What did he say about entropy?"
+    assert f.phrase == "five minutes ago"
+
+
+def test_topic_anchor():
+    f = parse_time("What came after the slide about photosynthesis?", now=NOW)
+    assert f.after_topic == "photosynthesis" and f.start is None
+    g = parse_time("what was said before the part on cell division, briefly", now=NOW)
+    assert g.before_topic == "cell division"
+
+
+def test_relative_phrases_need_a_time_and_windows_clip_to_now():
+    assert parse_time("what happened five minutes ago?").is_empty
+    assert parse_time("what was at 12:30?").start == 720.0
+    early = parse_time("what was said 10 minutes ago", now=120.0)
+    assert early.start == 0.0 and early.end == 0.0
+    assert parse_time("at 45:00", now=NOW).end == NOW
+
+
+def test_clock_seconds():
+    assert clock_seconds("12:30") == 750.0
+    assert clock_seconds("1:02:03") == 3723.0
+    assert TimeFilter().is_empty
