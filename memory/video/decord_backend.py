@@ -1,0 +1,182 @@
+"""The optional decord decoder, behind the same `VideoSource` interface as PyAV.
+
+Users ask for decord by name, so it is offered (``pip install 'realtime-venus[decord]'``),
+but PyAV stays the default: `venus bench decode --decoder both` measured decord slower
+here. decord reads the frame index up front, so each chunk asks for exactly the frames
+nearest its sample times (one small ``get_batch`` per chunk: memory stays bounded,
+unlike one batch for the whole file). decord's own audio reader decodes the whole
+track at open, so audio comes from PyAV, streamed the same way as the PyAV source; and
+the file is validated by the same PyAV probe, so bad input raises the same errors.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memory.errors import MissingExtraError, NotAVideoError, TruncatedVideoError
+from memory.media import Frame, VideoChunk, VideoInfo
+from memory.video.base import chunk_samples, silence
+from memory.video.file import (
+    AudioDecoder,
+    _reason,
+    probe_video,
+    stream_duration,
+    stream_origin,
+)
+
+__all__ = ["DecordVideoSource"]
+
+logger = logging.getLogger(__name__)
+
+_EPS = 1e-6
+
+
+def _import_decord() -> Any:
+    try:
+        import decord
+    except ImportError:
+        raise MissingExtraError("decord", "decord", "The decord video decoder") from None
+    return decord
+
+
+class DecordVideoSource:
+    """A video file decoded by decord; see `memory.video.open_video`."""
+
+    decoder = "decord"
+
+    def __init__(self, path: str | Path, fps: float = 1.0, start: float = 0.0) -> None:
+        if not fps > 0:
+            raise ValueError(f"fps must be positive, got {fps}")
+        if start < 0:
+            raise ValueError(f"start must be >= 0 seconds, got {start}")
+        decord = _import_decord()
+        self.path, self.fps = str(path), fps
+        self._first = math.floor(start + _EPS)
+        self._container, video, self._audio = probe_video(path)
+        try:
+            self._reader = decord.VideoReader(self.path, ctx=decord.cpu(0))
+        except Exception as exc:  # decord raises DECORDError/RuntimeError with C++ context
+            self._container.close()
+            raise self._translate(exc) from None
+        # decord times count from the stream's first frame, as chunk times do.
+        self._times = self._reader.get_frame_timestamp(np.arange(len(self._reader)))[:, 0]
+        self._duration = stream_duration(self._container, video) or float(
+            self._reader.get_frame_timestamp(len(self._reader) - 1)[1])
+        self._origin = stream_origin(video)
+        self._size = (video.codec_context.width, video.codec_context.height)
+        if self._audio is None:
+            logger.warning("%s has no audio stream; its chunks carry silence (has_audio=False)",
+                           self.path)
+        self._iterated = False
+
+    def _translate(self, exc: Exception) -> Exception:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if "av_read_frame" in text:
+            return TruncatedVideoError(
+                f"{self.path} is truncated or corrupt: decord stops at its first unreadable "
+                f"packet and decodes nothing; use decoder='pyav' to decode the readable part",
+                self.path, seconds_decoded=0.0)
+        return NotAVideoError(f"decord cannot read {self.path} ({text}); try decoder='pyav'",
+                              self.path)
+
+    @property
+    def info(self) -> VideoInfo:
+        return VideoInfo(path=self.path, duration=self._duration, width=self._size[0],
+                         height=self._size[1], native_fps=float(self._reader.get_avg_fps()),
+                         has_audio=self._audio is not None, decoder=self.decoder)
+
+    def __iter__(self) -> Iterator[VideoChunk]:
+        if self._iterated:
+            raise RuntimeError("a video source can be iterated once; open the file again")
+        self._iterated = True
+        return self._chunks()
+
+    def close(self) -> None:
+        self._container.close()
+        self._reader = None
+
+    def __enter__(self) -> DecordVideoSource:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _chunks(self) -> Iterator[VideoChunk]:
+        audio = _AudioStream(self._container, self._audio, self._origin, self._first)
+        last = math.ceil(self._duration - _EPS)
+        for index in range(self._first, last):
+            stop = min(index + 1.0, self._duration)
+            frames = self._frames(index, stop)
+            if self._audio is None:
+                yield VideoChunk(index, float(index), stop, frames, silence(index, stop), False)
+            else:
+                yield VideoChunk(index, float(index), stop, frames, audio.take(index, stop))
+
+    def _frames(self, index: int, stop: float) -> tuple[Frame, ...]:
+        times = chunk_samples(index, self._duration, self.fps)
+        if not times:
+            return ()
+        picks = [self._nearest(t) for t in times]
+        try:
+            images = self._reader.get_batch(picks).asnumpy()
+        except Exception as exc:  # decord cannot decode a frame it indexed: a broken file
+            raise TruncatedVideoError(
+                f"{self.path} is truncated or corrupt: decord failed at {times[0]:.1f} s "
+                f"({str(exc).splitlines()[0]})", self.path, seconds_decoded=float(index)) from None
+        return tuple(Frame(t, np.ascontiguousarray(img)) for t, img in zip(times, images))
+
+    def _nearest(self, t: float) -> int:
+        """The frame nearest ``t``; a tie goes to the earlier frame (as in FrameSampler)."""
+        i = int(np.searchsorted(self._times, t + _EPS))
+        if i == 0:
+            return 0
+        if i >= len(self._times) or t - self._times[i - 1] <= self._times[i] - t:
+            return i - 1
+        return i
+
+
+class _AudioStream:
+    """PyAV audio of one stream, decoded just far enough for the chunk asked for."""
+
+    def __init__(self, container: Any, stream: Any, origin: float, first: int) -> None:
+        self._decoder = AudioDecoder(origin) if stream is not None else None
+        self._done = stream is None
+        if stream is None:
+            return
+        if first > 0:
+            container.seek(int((first + origin) / stream.time_base), stream=stream, backward=True)
+        self._packets = container.demux(stream)
+
+    def take(self, start: float, stop: float) -> np.ndarray:
+        assert self._decoder is not None
+        while not self._done and self._decoder.buffer.reached < stop - _EPS:
+            self._decode_next()
+        return self._decoder.buffer.take(start, stop)
+
+    def _decode_next(self) -> None:
+        import av
+
+        assert self._decoder is not None
+        try:
+            packet = next(self._packets)
+        except StopIteration:
+            self._decoder.flush()
+            self._done = True
+            return
+        except av.error.FFmpegError as exc:  # the file ends early: pad the rest with silence
+            logger.warning("audio stops early (%s); padding with silence", _reason(exc))
+            self._done = True
+            return
+        try:
+            frames = packet.decode()
+        except av.error.FFmpegError as exc:  # one broken packet: skip it, keep the rest
+            logger.warning("skipped a corrupt audio packet (%s)", _reason(exc))
+            return
+        for frame in frames:
+            self._decoder.push(frame)
