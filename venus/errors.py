@@ -7,12 +7,18 @@ User-facing problems (bad arguments, bad scenario files, a missing model) are
 ::
 
     VenusError
-    └── ConfigError        an option, file or argument the user passed is invalid
+    ├── ConfigError        an option, file or argument the user passed is invalid
+    │   └── CapabilityDefinitionError  a capability cannot be registered as written
+    ├── TimelineFormatError  a timeline JSONL file cannot be read back
+    └── CapabilityFailure  raised by a capability: the tool failed (recorded, not raised)
 """
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "VenusError"]
+__all__ = [
+    "CapabilityDefinitionError", "CapabilityFailure", "ConfigError", "TimelineFormatError",
+    "VenusError",
+]
 
 
 class VenusError(Exception):
@@ -21,3 +27,23 @@ class VenusError(Exception):
 
 class ConfigError(VenusError, ValueError):
     """An option, file or argument passed by the user is invalid."""
+
+
+class CapabilityDefinitionError(ConfigError):
+    """A function cannot be registered as a capability (bad signature, duplicate name)."""
+
+
+class TimelineFormatError(VenusError):
+    """A timeline JSONL file is not a timeline this version can read."""
+
+
+class CapabilityFailure(VenusError):
+    """Raise from inside a capability to report a clean failure to the harness.
+
+    ``retryable=True`` says the call did nothing and may be retried (a flaky service);
+    the harness records the failure on the timeline and never lets it escape the session.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable

@@ -1,0 +1,71 @@
+"""What a capability sees when it runs: its `CapabilityContext` and the `MemoryView` seam.
+
+Data types at the bottom of the harness. `MemoryView` is the slice of the video memory
+(``memory.VideoMemory``) the built-in capabilities use: retrieval, a time range of chunk
+summaries and a version that grows with each ingested chunk. Any object with these
+members works, e.g. `venus.testing.FakeMemory`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from venus.clock import Clock
+from venus.errors import CapabilityFailure
+from venus.events import EvidenceSnapshot
+
+__all__ = ["CapabilityContext", "MemoryMoment", "MemoryView"]
+
+
+@runtime_checkable
+class MemoryMoment(Protocol):
+    """One retrieved stretch of video (``memory.Moment`` has these members)."""
+
+    start: float
+    end: float
+    score: float
+    text: str  # the chunk summary
+    transcript: str
+    ocr_text: str
+    keyframe: str | None
+
+
+@runtime_checkable
+class MemoryView(Protocol):
+    """The memory API capabilities rely on."""
+
+    @property
+    def version(self) -> int:
+        """Grows by one with each ingested chunk."""
+
+    def search(self, query: str, k: int = 5, before: float | None = None
+               ) -> Sequence[MemoryMoment]:
+        """The ``k`` best moments for ``query`` that ended before ``before``."""
+
+    def moments(self, start: float, end: float) -> Sequence[MemoryMoment]:
+        """Chunk summaries overlapping ``[start, end)``, in time order."""
+
+
+@dataclass(frozen=True)
+class CapabilityContext:
+    """Passed to a capability that declares a parameter annotated `CapabilityContext`.
+
+    ``snapshot`` is the evidence fixed when the request was made: a capability should
+    answer from it (e.g. search memory ``before=snapshot.time``) so the result is about
+    what the user had seen when they asked. Wait only through ``clock``.
+    """
+
+    session_id: str
+    item_id: str
+    attempt: int
+    idempotency_key: str
+    snapshot: EvidenceSnapshot
+    clock: Clock
+    memory: MemoryView | None = None
+
+    def require_memory(self) -> MemoryView:
+        if self.memory is None:
+            raise CapabilityFailure("this session has no video memory to search; attach one")
+        return self.memory

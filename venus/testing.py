@@ -1,0 +1,139 @@
+"""Fakes that implement venus's Protocols, for our tests and for users testing their own code.
+
+Shipped with the package (like httpx's ``MockTransport``): they are real implementations
+of the seams, only simpler and deterministic. `FakeFrontend` follows a per-chunk script;
+`FakeVideoSource` yields synthetic one-second `VideoChunk`s; `FakeMemory` answers
+`MemoryView` queries by word overlap over given moments; `FakeSpeechOutput` plays text at
+a speaking rate in session time and keeps a history of what was heard.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memory.media import SAMPLE_RATE, Frame, VideoChunk
+from venus.frontend.base import Decision, SessionView
+from venus.runtime.speech import PlaybackStatus, Utterance
+from venus.runtime.text_speech import TimedTextOutput
+
+__all__ = ["FakeFrontend", "FakeMemory", "FakeMoment", "FakeSpeechOutput", "FakeVideoSource",
+           "fake_chunk"]
+
+Script = Callable[[VideoChunk, SessionView], Decision]
+
+
+class FakeFrontend:
+    """A frontend that plays a script: ``{chunk index: Decision or fn(chunk, view)}``.
+
+    Chunks without an entry get ``default`` (a Decision or a function). Every view it was
+    given is kept in ``views`` so tests can check what the frontend saw, and when.
+    """
+
+    name = "fake"
+
+    def __init__(self, script: Mapping[int, Decision | Script] | None = None,
+                 default: Decision | Script | None = None) -> None:
+        self.script = dict(script or {})
+        self.default = default or Decision()
+        self.views: list[SessionView] = []
+
+    def step(self, chunk: VideoChunk, view: SessionView) -> Decision:
+        self.views.append(view)
+        entry = self.script.get(chunk.index, self.default)
+        return entry(chunk, view) if callable(entry) else entry
+
+
+class FakeVideoSource:
+    """``seconds`` synthetic one-second chunks: coloured frames and silence, re-iterable."""
+
+    def __init__(self, seconds: int, *, fps: int = 1, size: tuple[int, int] = (16, 12),
+                 has_audio: bool = False) -> None:
+        self.seconds, self.fps, self.size, self.has_audio = seconds, fps, size, has_audio
+
+    def __iter__(self) -> Iterator[VideoChunk]:
+        for index in range(self.seconds):
+            yield fake_chunk(index, fps=self.fps, size=self.size, has_audio=self.has_audio)
+
+    def __len__(self) -> int:
+        return self.seconds
+
+
+def fake_chunk(index: int, *, fps: int = 1, size: tuple[int, int] = (16, 12),
+               has_audio: bool = False) -> VideoChunk:
+    """Chunk ``index`` covering ``[index, index + 1)``: flat frames whose colour encodes the
+    index, and one second of silent 16 kHz audio."""
+    width, height = size
+    colour = np.array([index % 256, (index * 7) % 256, (index * 13) % 256], dtype=np.uint8)
+    frames = tuple(Frame(index + k / fps, np.broadcast_to(colour, (height, width, 3)).copy())
+                   for k in range(fps))
+    return VideoChunk(index, float(index), float(index + 1), frames,
+                      np.zeros(SAMPLE_RATE, dtype=np.float32), has_audio)
+
+
+@dataclass(frozen=True)
+class FakeMoment:
+    """A `venus.harness.MemoryMoment`."""
+
+    start: float
+    end: float
+    text: str
+    transcript: str = ""
+    ocr_text: str = ""
+    keyframe: str | None = None
+    score: float = 0.0
+
+
+@dataclass
+class FakeMemory:
+    """A `venus.harness.MemoryView` over given moments; ``add`` ingests one more."""
+
+    items: list[FakeMoment] = field(default_factory=list)
+
+    @property
+    def version(self) -> int:
+        return len(self.items)
+
+    def add(self, moment: FakeMoment) -> None:
+        self.items.append(moment)
+
+    def search(self, query: str, k: int = 5, before: float | None = None) -> Sequence[FakeMoment]:
+        words = _words(query)
+        scored = []
+        for m in self.items:
+            if before is not None and m.end > before:
+                continue
+            overlap = len(words & _words(f"{m.text} {m.transcript} {m.ocr_text}"))
+            if overlap:
+                scored.append(FakeMoment(m.start, m.end, m.text, m.transcript, m.ocr_text,
+                                         m.keyframe, overlap / max(1, len(words))))
+        scored.sort(key=lambda m: (-m.score, m.start))
+        return scored[:k]
+
+    def moments(self, start: float, end: float) -> Sequence[FakeMoment]:
+        return sorted((m for m in self.items if m.end > start and m.start < end),
+                      key=lambda m: m.start)
+
+
+class FakeSpeechOutput(TimedTextOutput):
+    """`TimedTextOutput` that remembers every start, finish and stop in ``history``."""
+
+    def __init__(self, words_per_second: float = 2.5, min_seconds: float = 0.5) -> None:
+        super().__init__(words_per_second, min_seconds)
+        self.history: list[tuple[str, PlaybackStatus, float, float, str]] = []
+
+    def played_hook(self, utterance: Utterance, status: PlaybackStatus, time: float,
+                    heard: float) -> None:
+        self.history.append((utterance.utterance_id, status, time, heard, utterance.text))
+
+    @property
+    def heard(self) -> list[str]:
+        """Texts played to the end, in order."""
+        return [h[4] for h in self.history if h[1] is PlaybackStatus.FINISHED]
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
