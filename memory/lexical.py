@@ -98,6 +98,23 @@ class BM25Index:
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
         return ranked[:k]
 
+    def score_text(self, query: str, text: str) -> float:
+        """BM25 of a document that is not indexed (the open window), with this corpus's
+        statistics, so it ranks on the same scale as indexed documents."""
+        n = max(len(self), 1)
+        avg = max(self._total / n, 1e-9) if len(self) else 1.0
+        terms = tokenize(text)
+        k1, b = self.options.k1, self.options.b
+        score = 0.0
+        for term in set(tokenize(query)):
+            tf = terms.count(term)
+            if not tf:
+                continue
+            df = sum(self._alive[r] for r, _ in self._postings.get(term, ()))
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            score += idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len(terms) / avg))
+        return score
+
     def scores(self, query: str, id_range: tuple[int, int] | None = None) -> dict[int, float]:
         n = len(self)
         if n == 0:

@@ -40,6 +40,7 @@ class TimeFilter:
     before_topic: str | None = None
     phrase: str = ""
     query: str = ""
+    order: str | None = None  # "earliest" / "latest": the phrase asks for an end of the window
 
     @property
     def is_empty(self) -> bool:
@@ -85,11 +86,12 @@ def _rules(now: float, recent: float):
          lambda m: (_num(m[1]) * 60.0 - 30.0, _num(m[1]) * 60.0 + 30.0)),
         (r"\b(?:at|near|in)\s+the\s+(?:very\s+)?(?:start|beginning|outset)\b"
          r"|\b(?:at\s+)?first\b(?=\s*[,?.!]|\s*$)",
-         lambda m: (0.0, start_span)),
+         lambda m: (0.0, start_span, "earliest")),
         (r"\b(?:just\s+now|a\s+moment\s+ago|recently|right\s+now|just\s+said)\b",
-         lambda m: (now - recent, now)),
+         lambda m: (now - recent, now, "latest")),
         (r"\bin\s+the\s+middle\b", lambda m: (0.35 * now, 0.65 * now)),
-        (r"\b(?:at|near|towards?)\s+the\s+end\b", lambda m: (now - max(recent, 0.1 * now), now)),
+        (r"\b(?:at|near|towards?)\s+the\s+end\b",
+         lambda m: (now - max(recent, 0.1 * now), now, "latest")),
     ]
 
 
@@ -127,10 +129,11 @@ def parse_time(question: str, now: float | None = None, recent: float = 60.0) ->
                                        r"\bin\s+the\s+middle", r"\b(?:at|near|towards?)\s+the\s+end"))
         if relative and now is None:
             continue
-        start, end = window(match)
+        start, end, *order = window(match)
         start = None if start is None else max(0.0, start)
         end = None if end is None else max(0.0, min(ref, end))
-        return TimeFilter(start=start, end=end, phrase=match[0], query=_strip(question, match))
+        return TimeFilter(start=start, end=end, phrase=match[0], query=_strip(question, match),
+                          order=order[0] if order else None)
     return TimeFilter(query=question)
 
 

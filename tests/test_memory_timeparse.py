@@ -51,6 +51,12 @@ def test_relative_phrases_need_a_time_and_windows_clip_to_now():
     assert parse_time("at 45:00", now=NOW).end == NOW
 
 
+def test_order_hints():
+    assert parse_time("what was on the slide at the start?", now=NOW).order == "earliest"
+    assert parse_time("what did she say just now?", now=NOW).order == "latest"
+    assert parse_time("what was said at 12:30?", now=NOW).order is None
+
+
 def test_clock_seconds():
     assert clock_seconds("12:30") == 750.0
     assert clock_seconds("1:02:03") == 3723.0

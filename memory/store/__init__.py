@@ -1,0 +1,13 @@
+"""The streaming video memory: per-chunk processing, hierarchy, persistence, retrieval.
+
+Layers inside: ``records`` and ``config`` (data) -> ``keyframes``, ``speech``,
+``pipeline``, ``hierarchy``, ``db``, ``retrieval`` (behaviour) -> ``reader`` and
+``memory`` (composition: `VideoMemory`).
+"""
+
+from memory.store.config import MemoryModels, StoreOptions
+from memory.store.keyframes import KeyFrameOptions
+from memory.store.memory import VideoMemory
+from memory.store.speech import SpeechOptions
+
+__all__ = ["KeyFrameOptions", "MemoryModels", "SpeechOptions", "StoreOptions", "VideoMemory"]

@@ -1,0 +1,269 @@
+"""`VideoMemory`: the streaming, persistent, causal video memory (the package's top).
+
+Composes the chunk pipeline (key frames, OCR, batched VAD + ASR), the hierarchy
+(segments, chapters), the SQLite commit log, the vector/lexical indexes and the
+answerer. Typical use::
+
+    mem = VideoMemory.create("lecture.mem")
+    mem.ingest("lecture.mp4", progress=True)
+    mem.search("what is entropy", k=5, before=600.0)
+    mem.answer("what was on the slide at the start?", at=600.0)
+
+Every read takes a cutoff (``before`` / ``at``); rows ending after it are never scored.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from memory.answer import Answer, Moment
+from memory.errors import StoreError, VideoError
+from memory.media import VideoChunk
+from memory.store.config import MemoryModels, StoreOptions
+from memory.store.db import VERSION_FILE, MemoryDB, read_format, write_format
+from memory.store.hierarchy import ChapterRoller, Segmenter
+from memory.store.keyframes import save_jpeg
+from memory.store.pipeline import ChunkPipeline
+from memory.store.reader import MemoryReader
+from memory.store.records import ChunkRecord
+
+__all__ = ["VideoMemory"]
+
+logger = logging.getLogger(__name__)
+_DB = "memory.sqlite"
+
+
+class VideoMemory(MemoryReader):
+    """A memory directory opened for reading and appending. Use `create` or `open`."""
+
+    def __init__(self, directory: Path, db: MemoryDB, models: MemoryModels | None,
+                 options: StoreOptions | None) -> None:
+        super().__init__(directory, db, models or MemoryModels(), options or StoreOptions())
+        self._version = int(db.get_meta("version", "0"))
+        self._last_index = db.last_chunk()
+        self._segmenter = Segmenter(self.options, db.next_id("segments"),
+                                    db.chunks("c.segment_id IS NULL"))
+        self._roller = ChapterRoller(self.options, db.next_id("chapters"),
+                                     db.segments("chapter_id IS NULL"))
+        self._pipeline: ChunkPipeline | None = None
+        self._since_checkpoint = 0
+
+    # -- opening --------------------------------------------------------------------
+    @classmethod
+    def create(cls, directory: str | Path, models: MemoryModels | None = None,
+               options: StoreOptions | None = None) -> VideoMemory:
+        """Make a new, empty memory in ``directory`` (created if missing)."""
+        d = Path(directory)
+        if (d / VERSION_FILE).exists():
+            raise StoreError(f"{d} already holds a memory; open it with "
+                             f"VideoMemory.open({str(d)!r}) or choose another directory")
+        try:
+            (d / "keyframes").mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the memory directory {d} ({exc}); "
+                             f"choose a writable path") from exc
+        db = MemoryDB(d / _DB)
+        write_format(d)  # last: a directory with a VERSION file is a complete memory
+        return cls(d, db, models, options)
+
+    @classmethod
+    def open(cls, directory: str | Path, models: MemoryModels | None = None,
+             options: StoreOptions | None = None) -> VideoMemory:
+        """Open an existing memory; its format must be one this version reads."""
+        d = Path(directory)
+        if not d.is_dir():
+            raise StoreError(f"no memory at {d}; create one with VideoMemory.create({str(d)!r})")
+        read_format(d)
+        return cls(d, MemoryDB(d / _DB), models, options)
+
+    # -- writing --------------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        """Chunks committed so far; increases with each commit (a cheap change marker)."""
+        return self._version
+
+    @property
+    def next_index(self) -> int:
+        """Index of the next chunk this memory expects (resume point)."""
+        return self._last_index + 1
+
+    def add(self, chunk: VideoChunk) -> int:
+        """Process one chunk; returns how many chunks this call committed.
+
+        Chunks at or before the last committed one are skipped, so re-feeding a stream
+        after a crash duplicates nothing.
+        """
+        if chunk.index <= self._last_index or chunk.index <= self._pushed:
+            return 0
+        self._pushed = chunk.index
+        return self._commit(self._get_pipeline().push(chunk))
+
+    _pushed = -1
+
+    def flush(self) -> int:
+        """Transcribe and commit every buffered chunk (the open segment stays open)."""
+        if self._pipeline is None or not self._pipeline.pending:
+            return 0
+        return self._commit(self._pipeline.flush())
+
+    def finish(self) -> int:
+        """End of stream: commit everything and close the open segment and chapter."""
+        n = self._commit(self._pipeline.flush() if self._pipeline else [], end=True)
+        self.checkpoint()
+        return n
+
+    def ingest(self, source: str | Path | Iterable[VideoChunk], progress: bool = False,
+               fps: float = 1.0, finish: bool = True) -> dict[str, Any]:
+        """Add every chunk of ``source`` (a video path or any chunk iterable).
+
+        Resumes after the last committed chunk. A truncated file keeps what was read:
+        it is committed before the error is raised again.
+        """
+        from tqdm.auto import tqdm
+
+        chunks, total = self._open_source(source, fps)
+        bar = tqdm(total=total, initial=self.next_index, disable=not progress, unit="s",
+                   desc="ingest")
+        try:
+            for chunk in self._timed(chunks):
+                self.add(chunk)
+                bar.update(1)
+        except VideoError:
+            self.finish()
+            raise
+        finally:
+            bar.close()
+            getattr(chunks, "close", lambda: None)()
+        if finish:
+            self.finish()
+        return self.stats()
+
+    def _open_source(self, source, fps: float):
+        if isinstance(source, (str, Path)):
+            from memory.video import open_video
+
+            src = open_video(source, fps=fps, start=float(self.next_index))
+            duration = src.info.duration
+            return src, None if duration is None else int(-(-duration // 1))
+        return source, None
+
+    def _timed(self, chunks: Iterable[VideoChunk]):
+        it = iter(chunks)
+        while True:
+            t0 = time.perf_counter()
+            try:
+                chunk = next(it)
+            except StopIteration:
+                return
+            finally:
+                self.timers["decode"] = self.timers.get("decode", 0.0) \
+                    + time.perf_counter() - t0
+            yield chunk
+
+    def _get_pipeline(self) -> ChunkPipeline:
+        if self._pipeline is None:
+            self._pipeline = ChunkPipeline(self.models, self.options, self.timers,
+                                           self.db.last_keyframe())
+        return self._pipeline
+
+    def _pending(self) -> int:
+        return self._pipeline.pending if self._pipeline else 0
+
+    def _commit(self, records: list[ChunkRecord], end: bool = False) -> int:
+        segments = [s for r in records for s in self._segmenter.add(r)]
+        if end:
+            segments += self._segmenter.flush()
+        if not records and not segments:
+            return 0
+        self._embed_segments(segments)
+        chapters = [c for s in segments for c in self._roller.add(s)]
+        if end:
+            chapters += self._roller.flush()
+        self._write_keyframes(records)
+        version = self._version + len(records)
+        self.db.commit(records, segments, chapters, version)
+        self._version = version
+        if records:
+            self._last_index = max(self._last_index, records[-1].index)
+        self._index_rows(segments, chapters)
+        self._since_checkpoint += len(segments)
+        if self._since_checkpoint >= self.options.checkpoint_every:
+            self.checkpoint()
+        return len(records)
+
+    def _embed_segments(self, segments) -> None:
+        texts = [s.summary for s in segments if s.summary]
+        if not texts:
+            return
+        t0 = time.perf_counter()
+        vectors = iter(self._embed(texts))
+        for s in segments:
+            if s.summary:
+                s.embedding = next(vectors)
+        self.timers["embed"] = self.timers.get("embed", 0.0) + time.perf_counter() - t0
+
+    def _write_keyframes(self, records: list[ChunkRecord]) -> None:
+        t0 = time.perf_counter()
+        for r in records:
+            kf = r.new_keyframe
+            if kf is not None and kf.image is not None:
+                save_jpeg(kf.image, str(self.directory / kf.path), self.options.jpeg_quality)
+                kf.image = None  # the pixels live on disk from now on
+        self.timers["jpeg"] = self.timers.get("jpeg", 0.0) + time.perf_counter() - t0
+
+    def _index_rows(self, segments, chapters) -> None:
+        t0 = time.perf_counter()
+        for s in segments:
+            self._level("segment").add(s.id, s.start, s.end, s.summary, s.embedding)
+        for c in chapters:
+            self._level("chapter").add(c.id, c.start, c.end, c.summary, c.embedding)
+        self.timers["index"] = self.timers.get("index", 0.0) + time.perf_counter() - t0
+
+    def checkpoint(self) -> None:
+        """Save the vector indexes (atomically) so the next open loads them quickly."""
+        for level, index in self._levels.items():
+            index.vectors.save(str(self.directory / f"{level}s.faiss"))
+        self._since_checkpoint = 0
+
+    def close(self) -> None:
+        """Commit what is buffered (the open segment stays open for a resumed stream)."""
+        try:
+            self.flush()
+            self.checkpoint()
+        finally:
+            self.db.close()
+
+    def __enter__(self) -> VideoMemory:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def stats(self) -> dict[str, Any]:
+        counts = self.db.counts()
+        disk = sum(p.stat().st_size for p in self.directory.rglob("*") if p.is_file())
+        return {"version": self.version, "duration": self.duration, **counts,
+                "pending_chunks": self._pending(), "disk_mb": round(disk / 2**20, 3),
+                "index": {k: v.vectors.kind for k, v in self._levels.items()},
+                "stage_seconds": {k: round(v, 3) for k, v in self.timers.items()}}
+
+    def moments(self, start: float, end: float, level: str = "segment") -> list[Moment]:
+        """Chronological moments overlapping ``[start, end]``: closed rows of ``level``,
+        then (for segments) the not-yet-closed stretch, all cut at ``end``."""
+        return super().moments(start, end, level)
+
+    def answer(self, question: str, at: float | None = None, k: int = 3) -> Answer:
+        if self._pending():
+            self.flush()
+        return super().answer(question, at, k)
+
+    def search(self, query: str, k: int = 5, before: float | None = None,
+               start: float | None = None, end: float | None = None,
+               level: str = "segment") -> list[Moment]:
+        if self._pending():
+            self.flush()
+        return super().search(query, k, before, start, end, level)

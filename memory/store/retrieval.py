@@ -1,0 +1,98 @@
+"""Hybrid retrieval over one level of the hierarchy (segments or chapters).
+
+`LevelIndex` keeps, for every indexed row, its vector (FAISS), its text (BM25) and its
+start/end times (numpy). Rows are added in time order, so a time window - and the
+causal cutoff, which every search carries - is a contiguous id range that both
+indexes enforce themselves; nothing after the cutoff is ever scored. Dense and lexical
+rankings are fused with reciprocal rank fusion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory.index.faiss_index import FaissIndex, IndexOptions
+from memory.lexical import BM25Index, reciprocal_rank_fusion
+
+__all__ = ["Candidate", "LevelIndex"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An id with its fused score (``id`` -1 is the open window outside the index)."""
+
+    id: int
+    score: float
+    dense: float
+
+
+class LevelIndex:
+    """Vectors, texts and times of one level, searchable under a time window."""
+
+    def __init__(self, dim: int, options: IndexOptions | None = None,
+                 vectors: FaissIndex | None = None) -> None:
+        self.vectors = vectors or FaissIndex(dim, options)
+        self.lexical = BM25Index()
+        self._ids: list[int] = []
+        self._starts: list[float] = []
+        self._ends: list[float] = []
+        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def add(self, row_id: int, start: float, end: float, text: str,
+            vector: np.ndarray | None, in_faiss: bool = False) -> None:
+        """Index one row (``in_faiss``: its vector is already in a loaded checkpoint)."""
+        if self._ids and row_id <= self._ids[-1]:
+            raise ValueError(f"row {row_id} is out of order; rows are added in time order")
+        self._ids.append(row_id)
+        self._starts.append(start)
+        self._ends.append(end)
+        self._arrays = None
+        self.lexical.add(row_id, text)
+        if vector is not None and not in_faiss:
+            self.vectors.add(np.array([row_id]), vector[None, :])
+
+    def _times(self):
+        if self._arrays is None:
+            self._arrays = (np.asarray(self._ids, np.int64), np.asarray(self._starts),
+                            np.asarray(self._ends))
+        return self._arrays
+
+    def id_range(self, before: float | None, start: float | None = None,
+                 end: float | None = None) -> tuple[int, int] | None:
+        """Ids of rows that end by ``before`` and overlap ``[start, end]``; None if none."""
+        ids, starts, ends = self._times()
+        hi = len(ids)
+        if before is not None:
+            hi = int(np.searchsorted(ends, before + 1e-6, side="right"))
+        if end is not None:
+            hi = min(hi, int(np.searchsorted(starts, end, side="left")))
+        lo = 0 if start is None else int(np.searchsorted(ends, start, side="right"))
+        if lo >= hi:
+            return None
+        return int(ids[lo]), int(ids[hi - 1]) + 1
+
+    def search(self, query: str, vector: np.ndarray, id_range: tuple[int, int],
+               candidates: int, extra: tuple[str, np.ndarray] | None = None) -> list[Candidate]:
+        """Fused ranking of rows in ``id_range`` (plus an optional unindexed ``extra``
+        text with its vector, reported as id -1)."""
+        scores, ids = self.vectors.search(vector[None, :], candidates, id_range)
+        dense = [(int(i), float(s)) for i, s in zip(ids[0], scores[0]) if i >= 0]
+        lexical = self.lexical.search(query, candidates, id_range)
+        if extra is not None:
+            text, extra_vec = extra
+            dense_score = float(extra_vec @ vector)
+            dense = sorted(dense + [(-1, dense_score)], key=lambda p: -p[1])
+            bm25 = self.lexical.score_text(query, text)
+            if bm25 > 0:
+                lexical = sorted(lexical + [(-1, bm25)], key=lambda p: -p[1])
+        dense_of = dict(dense)
+        fused = reciprocal_rank_fusion([[i for i, _ in dense], [i for i, _ in lexical]])
+        return [Candidate(i, s, dense_of.get(i, float("nan"))) for i, s in fused]
+
+    def checkpoint_ids(self) -> np.ndarray:
+        return self.vectors._ids.copy()

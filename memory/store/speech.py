@@ -1,0 +1,174 @@
+"""Speech of a stream: VAD over buffered chunks, then one batched ASR call per batch.
+
+Whisper is far cheaper per second of audio on a 10-30 s region than on a 1 s chunk, so
+chunks wait here until ``batch_seconds`` of audio are buffered. The VAD then finds the
+speech; regions that are still open at the end of the buffer stay buffered (a sentence
+is never cut in two unless it runs past ``max_batch_seconds``), and every region before
+them is transcribed in one `transcribe_batch` call. Words come back in media time and
+are assigned to the chunk holding their midpoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory.media import SAMPLE_RATE, VideoChunk
+from memory.models.base import SpeechDetector, SpeechRegion, Transcriber, Transcript, Word
+
+__all__ = ["SpeechBatcher", "SpeechOptions", "chunk_words"]
+
+
+@dataclass
+class SpeechOptions:
+    """``batch_seconds``: audio buffered before the VAD runs; ``max_batch_seconds``: a
+    region still open past this is cut; ``merge_gap``: regions closer than this are
+    transcribed together (Whisper reads better with context); ``max_region``: the
+    longest region sent at once (Whisper's window); ``pad``: audio kept around regions."""
+
+    batch_seconds: float = 30.0
+    max_batch_seconds: float = 60.0
+    merge_gap: float = 0.8
+    max_region: float = 28.0
+    pad: float = 0.2
+    open_margin: float = 0.3
+
+
+class SpeechBatcher:
+    """Streaming state: the chunks whose speech is not transcribed yet."""
+
+    def __init__(self, vad: SpeechDetector, asr: Transcriber,
+                 options: SpeechOptions | None = None, timers: dict | None = None) -> None:
+        self.vad, self.asr = vad, asr
+        self.options = options or SpeechOptions()
+        self.pending: list[VideoChunk] = []
+        self.timers = timers if timers is not None else {}
+
+    def reset(self) -> None:
+        self.pending.clear()
+
+    @property
+    def buffered_seconds(self) -> float:
+        return sum(c.duration for c in self.pending)
+
+    def push(self, chunk: VideoChunk) -> list[tuple[VideoChunk, tuple[Word, ...]]]:
+        """Buffer ``chunk``; return the chunks whose words are now known, oldest first."""
+        self.pending.append(chunk)
+        if self.buffered_seconds < self.options.batch_seconds:
+            return []
+        return self._process(final=False)
+
+    def flush(self) -> list[tuple[VideoChunk, tuple[Word, ...]]]:
+        """Transcribe everything buffered (end of stream, or a question needs it now)."""
+        return self._process(final=True) if self.pending else []
+
+    def _process(self, final: bool):
+        import time
+
+        origin = self.pending[0].start
+        audio = np.concatenate([c.audio for c in self.pending]).astype(np.float32)
+        t0 = time.perf_counter()
+        regions = self.vad.detect(audio) if any(c.has_audio for c in self.pending) else []
+        self.timers["vad"] = self.timers.get("vad", 0.0) + time.perf_counter() - t0
+        merged = _merge(regions, self.options)
+        duration = len(audio) / SAMPLE_RATE
+        cut = self._cut(regions, duration, final)
+        forced = final or cut >= duration - 1e-6
+        ready = _ready(self.pending, origin, cut, [] if forced else merged)
+        if not ready:
+            return []
+        cut = ready[-1].end - origin
+        todo = [r for r in merged if r.start < cut]
+        t0 = time.perf_counter()
+        words = self._transcribe(audio, origin, [SpeechRegion(r.start, min(r.end, cut))
+                                                 for r in todo])
+        self.timers["asr"] = self.timers.get("asr", 0.0) + time.perf_counter() - t0
+        self.pending = self.pending[len(ready):]
+        return chunk_words(ready, words)
+
+    def _cut(self, regions: Sequence[SpeechRegion], duration: float, final: bool) -> float:
+        """Seconds from the buffer start that can be committed now."""
+        if final or not regions or regions[-1].end < duration - self.options.open_margin:
+            return duration
+        open_start = regions[-1].start
+        if duration - open_start >= self.options.max_batch_seconds or open_start <= 0:
+            return duration if duration >= self.options.max_batch_seconds else 0.0
+        return open_start
+
+    def _transcribe(self, audio: np.ndarray, origin: float,
+                    regions: list[SpeechRegion]) -> list[Word]:
+        pad = self.options.pad
+        pieces = []
+        for r in regions:
+            a = max(0, int((r.start - pad) * SAMPLE_RATE))
+            b = min(len(audio), int((r.end + pad) * SAMPLE_RATE))
+            if b > a:
+                pieces.append((audio[a:b], origin + a / SAMPLE_RATE))
+        if not pieces:
+            return []
+        batch = getattr(self.asr, "transcribe_batch", None)
+        results = batch(pieces) if batch else [self.asr.transcribe(a, o) for a, o in pieces]
+        return [w for t in results for w in _words(t)]
+
+
+def _ready(pending: Sequence[VideoChunk], origin: float, cut: float,
+           regions: Sequence[SpeechRegion]) -> list[VideoChunk]:
+    """The longest run of chunks ending by ``cut`` at a boundary no region straddles."""
+    n = 0
+    for i, chunk in enumerate(pending):
+        b = chunk.end - origin
+        if b > cut + 1e-6:
+            break
+        if not any(r.start < b < r.end for r in regions):
+            n = i + 1
+    return list(pending[:n])
+
+
+def _merge(regions: Sequence[SpeechRegion], options: SpeechOptions) -> list[SpeechRegion]:
+    merged: list[SpeechRegion] = []
+    for r in regions:
+        if merged and r.start - merged[-1].end <= options.merge_gap \
+                and r.end - merged[-1].start <= options.max_region:
+            merged[-1] = SpeechRegion(merged[-1].start, r.end)
+        else:
+            merged.append(r)
+    out: list[SpeechRegion] = []
+    for r in merged:  # a monologue with no pauses: split at the window length
+        start = r.start
+        while r.end - start > options.max_region:
+            out.append(SpeechRegion(start, start + options.max_region))
+            start += options.max_region
+        out.append(SpeechRegion(start, r.end))
+    return out
+
+
+def _words(transcript: Transcript) -> list[Word]:
+    """Words with times; a segment without word timings spreads its words evenly."""
+    out: list[Word] = []
+    for seg in transcript.segments:
+        if seg.words:
+            out.extend(seg.words)
+            continue
+        tokens = seg.text.split()
+        step = (seg.end - seg.start) / max(len(tokens), 1)
+        out.extend(Word(t, seg.start + i * step, seg.start + (i + 1) * step)
+                   for i, t in enumerate(tokens))
+    return out
+
+
+def chunk_words(chunks: Sequence[VideoChunk], words: Sequence[Word]):
+    """Pair each chunk with the words whose midpoint falls inside it (the last chunk
+    also takes words that overhang its end, so no word is dropped)."""
+    out = []
+    ordered = sorted(words, key=lambda w: w.start)
+    i = 0
+    for n, chunk in enumerate(chunks):
+        mine = []
+        last = n == len(chunks) - 1
+        while i < len(ordered) and (last or (ordered[i].start + ordered[i].end) / 2 < chunk.end):
+            mine.append(ordered[i])
+            i += 1
+        out.append((chunk, tuple(mine)))
+    return out

@@ -1,0 +1,121 @@
+"""Per-chunk processing: key frames by visual change, batched VAD + ASR, segments."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from memory_stream import LECTURE, build_stream, draw
+
+from memory.models.base import SpeechRegion, Transcript, TranscriptSegment, Word
+from memory.store.config import StoreOptions
+from memory.store.hierarchy import ChapterRoller, Segmenter
+from memory.store.keyframes import KeyFrameDetector, Signature, signature
+from memory.store.records import ChunkRecord, KeyFrameRecord
+from memory.store.speech import SpeechBatcher, SpeechOptions, chunk_words
+
+
+def test_key_frames_on_new_text_and_new_scene_only():
+    det = KeyFrameDetector()
+    slide = draw("Photosynthesis\nPlants turn light into sugar")
+    assert det.update(slide) is not None          # the first frame always
+    assert det.update(slide.copy()) is None       # same picture
+    noisy = np.clip(slide.astype(int) + np.random.default_rng(0).integers(-3, 4, slide.shape),
+                    0, 255).astype(np.uint8)
+    assert det.update(noisy) is None              # sensor noise is not a change
+    assert det.update(draw("Photosynthesis\nPlants turn light into starch")) is not None
+    assert det.update(draw("", (40, 90, 160))) is not None   # a text-free scene
+
+
+def test_signature_round_trips_through_bytes():
+    sig = signature(draw("hello"))
+    back = Signature.from_bytes(sig.to_bytes())
+    np.testing.assert_array_equal(back.histogram, sig.histogram)
+    np.testing.assert_array_equal(back.thumbnail, sig.thumbnail)
+    assert not KeyFrameDetector(last=back).changes(sig)
+
+
+def test_words_go_to_the_chunk_holding_their_midpoint():
+    chunks, _ = build_stream([LECTURE[0]])
+    words = [Word("a", 0.2, 0.4), Word("b", 0.9, 1.3), Word("c", 1.6, 2.8), Word("z", 99, 100)]
+    paired = chunk_words(chunks[:3], words)
+    assert [[w.text for w in ws] for _, ws in paired] == [["a"], ["b"], ["c", "z"]]
+
+
+class _RecordingASR:
+    """A Transcriber that records the regions it is asked for (a fake of the Protocol)."""
+
+    def __init__(self):
+        self.calls: list[list[tuple[float, float]]] = []
+
+    def transcribe(self, audio, offset=0.0):
+        return self.transcribe_batch([(audio, offset)])[0]
+
+    def transcribe_batch(self, items):
+        self.calls.append([(o, o + len(a) / 16000) for a, o in items])
+        return [Transcript((TranscriptSegment("word", o, o + len(a) / 16000),)) for a, o in items]
+
+
+class _FixedVAD:
+    def __init__(self, regions):
+        self.regions = regions
+
+    def detect(self, audio):
+        return [SpeechRegion(a, min(b, len(audio) / 16000)) for a, b in self.regions
+                if a < len(audio) / 16000]
+
+
+def test_batches_wait_for_open_speech_and_never_lose_a_chunk():
+    chunks, _ = build_stream(LECTURE)
+    asr = _RecordingASR()
+    # speech from 3 s to 9 s and from 27.5 s to 33 s (open when the 30 s batch is cut)
+    batcher = SpeechBatcher(_FixedVAD([(3.0, 9.0), (27.5, 33.0)]), asr,
+                            SpeechOptions(batch_seconds=30, max_batch_seconds=60))
+    out = []
+    for c in chunks:
+        out += batcher.push(c)
+    assert [c.index for c, _ in out] == list(range(27))  # cut before the open region
+    assert asr.calls == [[(2.8, 9.2)]]
+    out += batcher.flush()
+    assert [c.index for c, _ in out] == [c.index for c in chunks]
+
+
+@pytest.mark.slow
+def test_real_vad_and_whisper_transcribe_in_batches():
+    from memory.models import SileroSpeechDetector, WhisperTranscriber, word_error_rate
+
+    chunks, truth = build_stream(LECTURE[:2])
+    timers: dict = {}
+    batcher = SpeechBatcher(SileroSpeechDetector(), WhisperTranscriber(), SpeechOptions(),
+                            timers)
+    out = []
+    for c in chunks:
+        out += batcher.push(c)
+    out += batcher.flush()
+    assert [c.index for c, _ in out] == list(range(len(chunks)))
+    heard = " ".join(w.text for _, ws in out for w in ws)
+    said = " ".join(s["text"] for s in truth["sentences"])
+    assert word_error_rate(said, heard) < 0.4  # eSpeak's voice is hard on tiny.en
+    first = truth["sentences"][-1]
+    spans = [c.index for c, ws in out if any("evaporates" in w.text.lower() for w in ws)]
+    assert spans and first["start"] - 1 <= spans[0] <= first["start"] + 2
+    assert timers["asr"] > 0 and timers["vad"] > 0
+
+
+def _chunk(i, words=(), keyframe=None, text=""):
+    kf = KeyFrameRecord(i, i + 0.5, "", text) if keyframe else None
+    return ChunkRecord(i, float(i), float(i + 1), tuple(words), keyframe, text, "", kf)
+
+
+def test_segments_cut_at_scene_changes_pauses_and_length():
+    seg = Segmenter(StoreOptions(min_segment_s=4, target_segment_s=12, max_segment_s=30), 0)
+    closed = []
+    for i in range(60):
+        new = i in (0, 20, 22)  # 22 comes too soon after 20 to start a segment
+        talking = (Word("x", i + 0.1, i + 0.99),) if i < 50 else ()
+        closed += seg.add(_chunk(i, talking, i if new else None, f"slide {i}" if new else ""))
+    closed += seg.flush()
+    assert [(s.first_chunk, s.last_chunk) for s in closed] == [(0, 19), (20, 49), (50, 59)]
+    assert closed[1].ocr_text == "slide 20\nslide 22"
+    roller = ChapterRoller(StoreOptions(chapter_s=30, max_chapter_s=40), 0)
+    chapters = [c for s in closed for c in roller.add(s)] + roller.flush()
+    assert [(c.first_segment, c.last_segment) for c in chapters] == [(0, 1), (2, 2)]
