@@ -20,6 +20,9 @@ from memory.errors import (
     VideoNotFoundError,
 )
 from memory.media import SAMPLE_RATE, Frame, VideoChunk, VideoInfo
+from memory.answer import Answer, Answerer, ExtractiveAnswerer, Moment
+from memory.index import FaissIndex, IndexOptions, VectorIndex
+from memory.store import MemoryModels, StoreOptions, VideoMemory
 
 __version__ = "0.1.0"
 
@@ -40,4 +43,15 @@ __all__ = [
     "VideoError",
     "VideoInfo",
     "VideoNotFoundError",
+    # the video memory
+    "Answer",
+    "Answerer",
+    "ExtractiveAnswerer",
+    "FaissIndex",
+    "IndexOptions",
+    "MemoryModels",
+    "Moment",
+    "StoreOptions",
+    "VectorIndex",
+    "VideoMemory",
 ]
