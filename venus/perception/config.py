@@ -1,0 +1,81 @@
+"""Options of live user perception: every threshold in one typed, documented place.
+
+The bottom of `venus.perception`: plain data, imported by every other module here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["PerceptionConfig"]
+
+
+@dataclass(frozen=True)
+class PerceptionConfig:
+    """Thresholds of `UserPerception`; the defaults suit a close-talking user at 16 kHz.
+
+    Speech boundaries (Silero probabilities, one per 32 ms window):
+      ``onset_threshold``  probability that starts speech, held for ``onset_windows``
+                           consecutive windows (2 = 64 ms: one loud click is not speech);
+                           the onset time is the start of the first of those windows.
+      ``offset_threshold`` probability below which a window counts as silence (lower than
+                           the onset: hysteresis, so a word's quiet tail does not end speech).
+      ``offset_silence_s`` silence that must last before the offset is confirmed; the
+                           offset time is where that silence began (so it is reported
+                           ``offset_silence_s`` late, but timed right).
+    Transcription:
+      ``partials``         re-transcribe the growing region (at most once per chunk) to
+                           give partial words while the user speaks.
+      ``asr_pad_s``        audio kept before the onset and after the offset for ASR.
+      ``max_region_s``     a region this long is finalised and a new one starts (bounds
+                           the cost of re-transcribing a monologue).
+    Loudness:
+      ``quieter_margin_db`` speech this many dB below the user's calibrated level is
+                           flagged ``quieter`` (background talkers, a TV, someone farther).
+      ``calibration_horizon_s`` seconds of speech the running level averages over, so it
+                           follows the user moving but one loud cough does not reset it.
+    Addressee cues:
+      ``assistant_name``, ``wake_phrases``: words that address the assistant directly.
+      ``other_names``      names of other people present (a vocative like "John, ..." is
+                           found without it; listing names also catches them mid-sentence).
+      ``backchannel_max_words`` / ``backchannel_max_s``: a backchannel is short.
+      ``topic_threshold``  MiniLM cosine at or above which speech is "on topic".
+    Pitch: ``pitch_min_hz`` .. ``pitch_max_hz`` bound the autocorrelation F0 search;
+      ``voicing_threshold`` is the normalised autocorrelation peak that counts as voiced.
+    Face: ``face_min_size`` is the smallest face side as a fraction of the frame's
+      shorter side (a face in a crowd at the back is not someone facing the camera);
+      ``face_max_width`` downscales frames before detection (speed).
+    """
+
+    onset_threshold: float = 0.5
+    offset_threshold: float = 0.35
+    onset_windows: int = 2
+    offset_silence_s: float = 0.25
+    partials: bool = True
+    asr_pad_s: float = 0.15
+    max_region_s: float = 15.0
+    quieter_margin_db: float = 8.0
+    calibration_horizon_s: float = 30.0
+    assistant_name: str = "Venus"
+    wake_phrases: tuple[str, ...] = ("hey venus", "ok venus", "okay venus")
+    other_names: tuple[str, ...] = ()
+    backchannel_max_words: int = 3
+    backchannel_max_s: float = 1.5
+    topic_threshold: float = 0.3
+    pitch_min_hz: float = 60.0
+    pitch_max_hz: float = 400.0
+    voicing_threshold: float = 0.45
+    face_min_size: float = 0.12
+    face_max_width: int = 480
+
+    def __post_init__(self) -> None:
+        from venus.errors import ConfigError
+
+        if not 0.0 < self.offset_threshold <= self.onset_threshold < 1.0:
+            raise ConfigError(
+                f"need 0 < offset_threshold <= onset_threshold < 1, got "
+                f"{self.offset_threshold} and {self.onset_threshold}")
+        if self.onset_windows < 1:
+            raise ConfigError(f"onset_windows must be at least 1, got {self.onset_windows}")
+        if not 0.0 < self.pitch_min_hz < self.pitch_max_hz:
+            raise ConfigError("need 0 < pitch_min_hz < pitch_max_hz")

@@ -1,0 +1,205 @@
+"""`UserPerception`: everything the frontend perceives of the live user, per chunk.
+
+The top of `venus.perception`: composes the streaming VAD (`memory.models.VADStream`),
+the speech tracker, region transcription, prosody and loudness calibration, addressee
+cues and the face detector. One object per live input; all streaming state lives in it
+and in the parts it owns, and `reset` clears all of it.
+
+Per chunk (``feed``): VAD over its audio, 32 ms at a time -> onset/offset events; the
+final words of every region that ended; partial words of the open region (one
+re-transcription per chunk); the level, pitch and rate of this chunk's speech against
+the user's calibrated level; cues about who the latest words are for; and, with video,
+whether a face is turned toward the camera.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from memory.media import SAMPLE_RATE, VideoChunk, as_audio
+from memory.models.base import TextEmbedder, Transcriber, Word
+from venus.perception.addressee import TopicRelation, lexical_cues
+from venus.perception.config import PerceptionConfig
+from venus.perception.face import FaceDetector
+from venus.perception.prosody import LoudnessCalibration, estimate_f0, rms_db, words_per_second
+from venus.perception.speech import WINDOW_SECONDS, AudioWindow, SpeechTracker
+from venus.perception.transcription import RegionTranscriber
+from venus.perception.types import AddresseeCues, PerceptionFrame, Prosody, SpeechBoundary
+
+__all__ = ["UserPerception"]
+
+logger = logging.getLogger(__name__)
+
+_IDLE_KEEP_S = 1.0  # audio kept while silent, so a retroactive onset still has its start
+
+
+@dataclass
+class _Utterance:
+    """The latest utterance: its words so far and how long it has lasted."""
+
+    words: tuple[Word, ...] = ()
+    duration: float = 0.0
+
+
+class UserPerception:
+    """Streaming perception of the user: ``feed(chunk) -> PerceptionFrame``, ``reset()``.
+
+    Chunks must be contiguous (each starts where the previous ended). Models load on
+    first use unless given: ``detector`` a `memory.models.SileroSpeechDetector`,
+    ``transcriber`` any `Transcriber`, ``embedder`` any `TextEmbedder` (only used once a
+    context is set), ``face_detector`` a `FaceDetector` (``faces=False`` skips faces).
+    """
+
+    def __init__(self, config: PerceptionConfig | None = None, *, detector=None,
+                 transcriber: Transcriber | None = None, embedder: TextEmbedder | None = None,
+                 face_detector: FaceDetector | None = None, faces: bool = True) -> None:
+        self.config = config or PerceptionConfig()
+        if detector is None:
+            from memory.models import SileroSpeechDetector
+
+            detector = SileroSpeechDetector()
+        self._vad = detector.stream()
+        self._tracker = SpeechTracker(self.config)
+        self._asr = RegionTranscriber(transcriber)
+        self._topic = TopicRelation(embedder)
+        self._faces = face_detector if face_detector is not None or not faces else FaceDetector(
+            self.config.face_min_size, self.config.face_max_width)
+        self.calibration = LoudnessCalibration(self.config.quieter_margin_db,
+                                               self.config.calibration_horizon_s)
+        self._audio = AudioWindow()
+        self.reset()
+
+    # -- state ---------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget the stream (VAD state, open region, audio); keep calibration and context."""
+        self._vad.reset()
+        self._tracker.reset()
+        self._asr.reset()
+        self._audio.reset()
+        self._origin: float | None = None
+        self._region_start = 0.0
+        self._utterance = _Utterance()
+        self._region_sq = 0.0  # sum of squares of the open region's speech windows
+        self._region_n = 0
+
+    def set_context(self, texts: Sequence[str] | str | None) -> None:
+        """What the conversation is about, for the topical cue (None clears it)."""
+        self._topic.set_context(texts)
+
+    def calibrate(self, audio: np.ndarray) -> float:
+        """Set the user's level from a sample of them speaking; returns it in dBFS."""
+        return self.calibration.calibrate(as_audio(audio))
+
+    @property
+    def speaking(self) -> bool:
+        return self._tracker.speaking
+
+    # -- per chunk -----------------------------------------------------------------
+    def feed(self, chunk: VideoChunk) -> PerceptionFrame:
+        audio = as_audio(chunk.audio)
+        if self._origin is None:
+            self._origin = chunk.start - self._vad.position
+        self._audio.append(chunk.start, audio)
+        base = self._origin + self._vad.position  # start of the next 32 ms window
+        probs = self._vad.feed(audio)
+        boundaries, finals, speech = self._track(probs, base)
+        partial = self._partial() if self._tracker.speaking and self.config.partials else ()
+        self._trim()
+        faces = self._count_faces(chunk)
+        cues = self._cues()
+        if not self._tracker.speaking:  # the utterance is over: next chunk starts afresh
+            self._utterance = _Utterance()
+        return PerceptionFrame(
+            chunk_index=chunk.index, start=chunk.start, end=chunk.end,
+            speech_probability=max(probs, default=0.0), speaking=self._tracker.speaking,
+            boundaries=tuple(boundaries), partial_words=partial, final_words=tuple(finals),
+            prosody=self._prosody(speech), cues=cues,
+            faces=faces, face_toward_camera=None if faces is None else faces > 0)
+
+    def _track(self, probs: list[float], base: float
+               ) -> tuple[list[SpeechBoundary], list[Word], list[np.ndarray]]:
+        boundaries: list[SpeechBoundary] = []
+        finals: list[Word] = []
+        speech: list[np.ndarray] = []
+        c = self.config
+        for i, p in enumerate(probs):
+            t = self._origin_fix(base + i * WINDOW_SECONDS)
+            event = self._tracker.update(p, t)
+            if event is not None:
+                boundaries.append(event)
+                if event.kind == "offset":
+                    finals.extend(self._finish(self._region_start, event.time))
+                else:
+                    self._region_start = event.time
+                    self._region_sq, self._region_n = 0.0, 0
+            if self._tracker.speaking and p >= c.offset_threshold:
+                window = self._audio.slice(t, t + WINDOW_SECONDS)[1]
+                speech.append(window)
+                self._region_sq += float(np.sum(np.square(window, dtype=np.float64)))
+                self._region_n += len(window)
+            if self._tracker.speaking and t + WINDOW_SECONDS - self._region_start >= c.max_region_s:
+                finals.extend(self._finish(self._region_start, t + WINDOW_SECONDS, closed=False))
+                self._region_start = t + WINDOW_SECONDS
+                self._tracker.split(self._region_start)
+        return boundaries, finals, speech
+
+    @staticmethod
+    def _origin_fix(t: float) -> float:
+        return round(t, 6)  # keep window times free of float drift over an hour
+
+    def _finish(self, start: float, end: float, closed: bool = True) -> tuple[Word, ...]:
+        pad = self.config.asr_pad_s
+        a_start, audio = self._audio.slice(start - pad, end + (pad if closed else 0.0))
+        words = self._asr.final(audio, a_start)
+        self._utterance = _Utterance(words, end - start)
+        if self._region_n:
+            level = float(10.0 * np.log10(max(self._region_sq / self._region_n, 1e-10)))
+            self.calibration.update(level, self._region_n / SAMPLE_RATE)
+        self._region_sq, self._region_n = 0.0, 0
+        return words
+
+    def _partial(self) -> tuple[Word, ...]:
+        start = self._region_start
+        a_start, audio = self._audio.slice(start - self.config.asr_pad_s, self._audio.end)
+        words = self._asr.partial(audio, a_start)
+        if words:  # a region too young for words keeps the cues of the one before it
+            self._utterance = _Utterance(words, self._audio.end - start)
+        return words
+
+    def _trim(self) -> None:
+        keep = (self._region_start - self.config.asr_pad_s if self._tracker.speaking
+                else self._audio.end - _IDLE_KEEP_S)
+        self._audio.trim_before(keep)
+
+    def _prosody(self, speech: list[np.ndarray]) -> Prosody:
+        if not speech:
+            return Prosody()
+        audio = np.concatenate(speech)
+        level = rms_db(audio)
+        c = self.config
+        relative = self.calibration.relative(level)
+        f0 = estimate_f0(audio, c.pitch_min_hz, c.pitch_max_hz, c.voicing_threshold)
+        return Prosody(rms_db=float(level), relative_db=None if relative is None else float(relative),
+                       quieter=bool(self.calibration.is_quieter(level)),
+                       f0_hz=None if f0 is None else float(f0),
+                       words_per_s=words_per_second(self._utterance.words))
+
+    def _cues(self) -> AddresseeCues:
+        u = self._utterance
+        text = " ".join(w.text for w in u.words).strip()
+        if not text:
+            return AddresseeCues()
+        cues = lexical_cues(text, u.duration, self.config)
+        sim = self._topic.similarity(text) if self._topic.has_context else None
+        if sim is None:
+            return cues
+        return replace(cues, topic_similarity=sim, on_topic=sim >= self.config.topic_threshold)
+
+    def _count_faces(self, chunk: VideoChunk) -> int | None:
+        if self._faces is None or not chunk.frames:
+            return None
+        return len(self._faces.detect(chunk.frames[-1].image))
