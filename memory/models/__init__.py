@@ -30,6 +30,8 @@ _LAZY = {
     "MiniLMEmbedder": "memory.models.embedder",
     "SileroSpeechDetector": "memory.models.vad",
     "VADStream": "memory.models.vad",
+    "WhisperTranscriber": "memory.models.asr",
+    "word_error_rate": "memory.models.textnorm",
 }
 
 __all__ = [
