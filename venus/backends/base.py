@@ -1,0 +1,71 @@
+"""What a model backend trades in: one second of input, one control decision.
+
+The bottom of `venus.backends` (above `venus.events` for `ControlToken`). A backend
+keeps a running conversation context; after each one-second `ChunkInput` it returns a
+`BackendDecision`: the next control token and, for ``<|speak|>``, a short reply.
+The frontends in `venus.frontend.transformers` / `venus.frontend.openai_compat` turn
+session chunks into `ChunkInput`s and decisions into `venus.frontend.Decision`s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from venus.errors import VenusError
+from venus.events import ControlToken
+
+__all__ = ["CONTROL_TOKENS", "BackendDecision", "BackendError", "ChunkInput", "ModelBackend"]
+
+CONTROL_TOKENS: tuple[str, ...] = tuple(t.value for t in ControlToken)
+"""``<|listen|>``, ``<|speak|>``, ``<|turn_eos|>``, in `ControlToken` order."""
+
+
+class BackendError(VenusError):
+    """A model backend could not answer: server unreachable, HTTP error, bad model output.
+
+    The message is one sentence naming the server or model and what to do.
+    """
+
+
+@dataclass(frozen=True)
+class ChunkInput:
+    """One second for the model: its frames, the user's words in it, and notes.
+
+    ``images`` are RGB uint8 arrays (H, W, 3); ``words`` is what the user said in the
+    second ("" for silence); ``assistant_speaking`` says the assistant's own audio was
+    playing; ``notes`` are short lines the model should know (a delegated result that
+    arrived, an overlap classification).
+    """
+
+    start: float
+    end: float
+    images: tuple[np.ndarray, ...] = field(default=(), repr=False)
+    words: str = ""
+    assistant_speaking: bool = False
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BackendDecision:
+    """The model's choice after one chunk; ``text`` is the reply for ``<|speak|>``.
+
+    ``scores`` holds the three control-token logits where the backend can see them
+    (local models), else is empty; ``latency_s`` is the wall time of the decision.
+    """
+
+    token: ControlToken
+    text: str = ""
+    scores: dict[str, float] = field(default_factory=dict)
+    latency_s: float = 0.0
+
+
+@runtime_checkable
+class ModelBackend(Protocol):
+    """A model with a running context: one decision per second, `reset` to start over."""
+
+    def decide(self, chunk: ChunkInput) -> BackendDecision: ...
+
+    def reset(self) -> None: ...
