@@ -32,6 +32,7 @@ _LAZY = {
     "VADStream": "memory.models.vad",
     "WhisperTranscriber": "memory.models.asr",
     "word_error_rate": "memory.models.textnorm",
+    "RapidOCRReader": "memory.models.ocr",
 }
 
 __all__ = [
