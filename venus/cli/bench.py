@@ -11,6 +11,7 @@ import importlib
 
 BENCHMARKS = {
     "decode": "venus.bench.decode",
+    "harness": "venus.bench.harness",
 }
 
 

@@ -10,9 +10,6 @@ and carry its session id; a result for another session's item is refused with
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
-from typing import Any
-
 from venus.events import (
     ChunkReceived,
     DelegationRejected,
@@ -44,6 +41,7 @@ class BackgroundChannel:
         self.timeline = timeline
         self.memory = memory
         self.items: dict[str, WorkItem] = {}
+        self._live: dict[str, WorkItem] = {}  # the non-terminal ones, so chunk work is O(live)
         # idempotency key -> result of the one allowed run (None while it runs or if it died)
         self.ledger: dict[str, WorkResult | None] = {}
         self.context: list[str] = []  # items delivered silently, awaiting the frontend
@@ -89,11 +87,15 @@ class BackgroundChannel:
     def add(self, item: WorkItem) -> None:
         self._check_owner(item)
         self.items[item.item_id] = item
+        if not item.terminal:
+            self._live[item.item_id] = item
 
     def move(self, item: WorkItem, state: WorkState, reason: str = "") -> None:
         """Move ``item`` along its lifecycle and record the change."""
         self._check_owner(item)
         previous = item.move(state)
+        if item.terminal:
+            self._live.pop(item.item_id, None)
         self.record(WorkItemStateChanged(item.item_id, state, previous, item.attempt, reason))
 
     def finish(self, item: WorkItem, result: WorkResult) -> None:
@@ -118,18 +120,17 @@ class BackgroundChannel:
 
     def pending(self) -> list[WorkItem]:
         """Finished items waiting for delivery, oldest first."""
-        return [i for i in self.items.values() if i.pending_delivery]
+        return [i for i in self._live.values() if i.pending_delivery]
 
-    def open(self) -> Iterator[WorkItem]:
-        return (i for i in self.items.values() if not i.terminal)
+    def open(self) -> list[WorkItem]:
+        """Items not yet DELIVERED or CANCELLED, oldest first."""
+        return list(self._live.values())
 
-    def duplicate_of(self, capability: str, arguments: dict[str, Any],
-                     key_of) -> WorkItem | None:
+    def duplicate_of(self, request_key: str) -> WorkItem | None:
         """An in-flight item with the same capability and arguments, if any."""
-        key = key_of(arguments)
-        for item in self.items.values():
-            if (item.state in IN_FLIGHT and item.capability == capability
-                    and item.superseded_by is None and key_of(item.arguments) == key):
+        for item in self._live.values():
+            if (item.state in IN_FLIGHT and item.superseded_by is None
+                    and item.request_key == request_key):
                 return item
         return None
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import partial
 
 from venus.clock import Clock
 from venus.events import (
@@ -166,7 +165,7 @@ class Harness:
         except ArgumentsInvalid as exc:
             channel.reject(rid, ErrorCategory.INVALID_ARGUMENTS, str(exc))
             return None
-        duplicate = channel.duplicate_of(cap.name, arguments, partial(canonical_key, cap.name))
+        duplicate = channel.duplicate_of(canonical_key(cap.name, arguments))
         if duplicate is not None and duplicate.item_id != supersedes:
             channel.reject(rid, ErrorCategory.DUPLICATE,
                            f"the same {cap.name} request is already {duplicate.state.value} "
@@ -182,7 +181,8 @@ class Harness:
         snapshot = self.snapshot(channel)
         item = WorkItem(channel.next_item_id(), channel.session_id, rid, cap.name, arguments,
                         cap.idempotency_key(arguments), snapshot, request.policy or cap.policy,
-                        snapshot.time, supersedes, turns_at_request=channel.user_turns)
+                        snapshot.time, supersedes, canonical_key(cap.name, arguments),
+                        turns_at_request=channel.user_turns)
         channel.add(item)
         channel.record(WorkItemCreated(item.item_id, rid, cap.name, arguments,
                                        item.idempotency_key, snapshot, item.policy, supersedes))

@@ -11,7 +11,7 @@ the idempotency ledger so a retry cannot repeat them.
 from __future__ import annotations
 
 from venus.events import ResultReady, WorkItemCreated, WorkItemStateChanged, WorkState
-from venus.harness.capability import CapabilityRegistry
+from venus.harness.capability import CapabilityRegistry, canonical_key
 from venus.harness.channel import BackgroundChannel
 from venus.harness.workitem import WorkItem
 
@@ -45,7 +45,9 @@ def _replay(channel: BackgroundChannel) -> list[WorkItem]:
             items[event.item_id] = WorkItem(
                 event.item_id, channel.session_id, event.request_id, event.capability,
                 dict(event.arguments), event.idempotency_key, event.snapshot, event.policy,
-                event.snapshot.time, event.supersedes, turns_at_request=channel.user_turns)
+                event.snapshot.time, event.supersedes,
+                canonical_key(event.capability, dict(event.arguments)),
+                turns_at_request=channel.user_turns)
         elif isinstance(event, WorkItemStateChanged) and event.item_id in items:
             item = items[event.item_id]
             item.state, item.attempt = event.state, event.attempt

@@ -59,6 +59,7 @@ class WorkItem:
     policy: DeliveryPolicy
     created_at: float
     supersedes: str | None = None
+    request_key: str = ""  # capability + canonical arguments: what duplicates share
     state: WorkState = WorkState.QUEUED
     attempt: int = 1
     result: WorkResult | None = None
