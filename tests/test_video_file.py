@@ -139,3 +139,19 @@ def test_bad_arguments_are_named(clips):
         open_video(clips[3.0], decoder="ffmpeg")
     with pytest.raises(ValueError, match="fps must be positive"):
         open_video(clips[3.0], fps=0)
+
+
+@pytest.mark.parametrize("fps", [0.5, 1.0, 3.0])
+def test_skipping_unneeded_gops_changes_nothing(clips, fps):
+    # The clips have a keyframe every 2 s, so at 1 fps half of each GOP is skipped.
+    from memory.video.file import PyAVVideoSource
+
+    with PyAVVideoSource(clips[7.4], fps=fps) as fast, \
+            PyAVVideoSource(clips[7.4], fps=fps, skip_gops=False) as full:
+        pairs = list(zip(fast, full, strict=True))
+    for a, b in pairs:
+        assert (a.index, a.end, [f.time for f in a.frames]) == (b.index, b.end,
+                                                                 [f.time for f in b.frames])
+        for fa, fb in zip(a.frames, b.frames):
+            np.testing.assert_array_equal(fa.image, fb.image)
+        np.testing.assert_array_equal(a.audio, b.audio)

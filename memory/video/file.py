@@ -211,18 +211,51 @@ def _samples(frame: Any) -> np.ndarray:
     return np.frombuffer(frame.planes[0], np.float32, frame.samples).copy()
 
 
+class _Keyframes:
+    """Keyframe times from the container's index, to skip video no sample needs.
+
+    A video packet need not be decoded when a keyframe after it comes at or before the
+    next sample time: decoding restarts cleanly there, and both frames around the
+    sample lie after it. Files without an index (or a partial one) skip nothing.
+    """
+
+    def __init__(self, stream: Any, origin: float) -> None:
+        entries = stream.index_entries
+        dts = [e.timestamp for e in entries if e.is_keyframe] if len(entries) else []
+        self._dts = np.asarray(dts, np.int64)
+        # The index holds decode times; a keyframe is shown a constant delay later.
+        delay = (stream.start_time or 0) - (entries[0].timestamp if len(entries) else 0)
+        self._times = (self._dts + delay) * float(stream.time_base) - origin
+
+    def __bool__(self) -> bool:
+        return self._dts.size > 1
+
+    def skippable(self, dts: int | None, next_sample: float) -> bool:
+        if dts is None:
+            return False
+        i = int(np.searchsorted(self._dts, dts, side="right"))  # next keyframe after it
+        return i < self._dts.size and self._times[i] <= next_sample + _EPS
+
+
 class PyAVVideoSource:
-    """A video file decoded sequentially by PyAV; see `open_video`."""
+    """A video file decoded by PyAV in one pass; see `open_video`.
+
+    Every packet is read in order (audio is needed whole); a video packet is decoded
+    unless the index shows a keyframe at or before the next sample time after it
+    (``skip_gops``): with 2 s keyframe intervals that halves the work at 1 fps.
+    """
 
     decoder = "pyav"
 
-    def __init__(self, path: str | Path, fps: float = 1.0, start: float = 0.0) -> None:
+    def __init__(self, path: str | Path, fps: float = 1.0, start: float = 0.0, *,
+                 skip_gops: bool = True) -> None:
         if not fps > 0:
             raise ValueError(f"fps must be positive, got {fps}")
         if start < 0:
             raise ValueError(f"start must be >= 0 seconds, got {start}")
         self.path = str(path)
         self.fps = fps
+        self._skip = skip_gops
         self._first = math.floor(start + _EPS)
         self._container, self._video, self._audio = probe_video(path)
         # Frame threading decodes ahead on every core; without it libavcodec uses one.
@@ -284,6 +317,7 @@ class PyAVVideoSource:
 
         streams = [s for s in (self._video, self._audio) if s is not None]
         packets = self._container.demux(*streams)
+        keyframes = _Keyframes(self._video, self._origin) if self._skip else None
         while True:
             try:
                 packet = next(packets)
@@ -292,6 +326,9 @@ class PyAVVideoSource:
             except av.error.FFmpegError as exc:  # the demuxer ran into missing bytes
                 run.problem, run.problem_is_last = _reason(exc), True
                 return
+            if keyframes and packet.stream is self._video and keyframes.skippable(
+                    packet.dts, run.sampler.next_time):
+                continue
             try:
                 frames = packet.decode()
             except av.error.FFmpegError as exc:  # a cut-short or corrupt packet
