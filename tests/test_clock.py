@@ -149,3 +149,16 @@ def test_nothing_in_venus_reads_time_except_the_clock():
                     and (node.value.id, node.attr) in _FORBIDDEN):
                 offenders.append(f"{path.relative_to(root)}:{node.lineno}")
     assert offenders == []
+
+
+def test_run_inside_a_running_loop_names_the_fix():
+    async def main() -> None:
+        async def nothing() -> None:
+            pass
+
+        with pytest.raises(RuntimeError, match="session.arun"):
+            WallClock().run(nothing())
+        with pytest.raises(RuntimeError, match="session.arun"):
+            SimulatedClock().run(nothing())
+
+    asyncio.run(main())

@@ -192,10 +192,10 @@ def test_side_effects_run_once_per_idempotency_key_even_on_retry():
         return Decision(delegations=tuple(DelegationRequest.retry(r.item_id)
                                           for r in view.results if not r.result.ok))
 
-    timeline, speech = run([send_note], {2: ask("send_note", text="hi")}, seconds=20)
+    run([send_note], {2: ask("send_note", text="hi")}, seconds=20)
     assert len(sent) == 1  # the retry policy did not re-run it
     sent.clear()
-    timeline, speech = run([send_note], {2: ask("send_note", text="hi"), 3: retry_failures})
+    timeline, _ = run([send_note], {2: ask("send_note", text="hi"), 3: retry_failures})
     assert len(sent) == 1  # nor did the frontend's retry
     results = [r.result.error.category for r in timeline.events(ResultReady)]
     assert results == [ErrorCategory.RAISED, ErrorCategory.ALREADY_ATTEMPTED]
@@ -209,7 +209,7 @@ def test_side_effects_reuse_the_result_for_the_same_key():
         sent.append(to)
         return f"sent to {to}"
 
-    timeline, speech = run([send_note], {2: ask("send_note", to="ana", text="hi"),
+    _, speech = run([send_note], {2: ask("send_note", to="ana", text="hi"),
                                          12: ask("send_note", to="ana", text="hello")})
     assert sent == ["ana"]
     assert speech.heard == ["sent to ana", "sent to ana"]

@@ -29,8 +29,14 @@ from venus.events import (
     WorkState,
 )
 from venus.frontend import Decision, DelegationRequest
-from venus.harness import TRANSITIONS, CapabilityContext, Harness, HarnessOptions, RetryPolicy
-from venus.harness import capability
+from venus.harness import (
+    TRANSITIONS,
+    CapabilityContext,
+    Harness,
+    HarnessOptions,
+    RetryPolicy,
+    capability,
+)
 from venus.runtime import Session, SessionOptions
 from venus.testing import FakeFrontend, FakeSpeechOutput, FakeVideoSource
 
@@ -111,9 +117,9 @@ def scripted(sid: str, spec: dict):
                               ("retry_after", DelegationRequest.retry)):
                 if job[key] is not None and i == at + job[key] and (target := find(view, tag)):
                     delegations.append(make(target))
-            if job["revise_after"] is not None and i == at + job["revise_after"]:
-                if target := find(view, tag):
-                    delegations.append(DelegationRequest.revise(target, {"tag": f"{tag}-rev"}))
+            if (job["revise_after"] is not None and i == at + job["revise_after"]
+                    and (target := find(view, tag))):
+                delegations.append(DelegationRequest.revise(target, {"tag": f"{tag}-rev"}))
         perceived = (SpeechDetected(chunk.start, chunk.end),) if i in spec["talk"] else ()
         floor = FloorAction.YIELD_FLOOR if i in spec["barge"] else None
         return Decision(floor=floor, delegations=tuple(delegations), perceived=perceived)

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from memory.errors import TruncatedVideoError
 from venus.clock import SimulatedClock, WallClock
+from venus.errors import ConfigError
 from venus.events import (
     ChunkReceived,
     ControlToken,
@@ -27,7 +30,7 @@ from venus.events import (
     WorkState,
 )
 from venus.frontend import Decision, DelegationRequest
-from venus.harness import CapabilityContext, capability
+from venus.harness import CapabilityContext, Harness, capability
 from venus.runtime import Session, SessionOptions, compare_decisions
 from venus.testing import FakeFrontend, FakeMemory, FakeMoment, FakeSpeechOutput, FakeVideoSource
 from venus.timeline import Timeline
@@ -260,3 +263,47 @@ def test_views_are_causal():
     for view in frontend.views:
         assert all(e.time <= view.time for e in view.recent)
         assert view.time == view.chunk_index + 1.0
+
+
+def test_replace_supersedes_with_another_capability():
+    @capability
+    def shout(text: str) -> str:
+        return text.upper()
+
+    script = {2: ask("lookup", query="cats", seconds=10.0),
+              4: Decision(delegations=(DelegationRequest.replace("s1/w1", "shout",
+                                                                 {"text": "never mind"}),))}
+    s = session(script, capabilities=[lookup, shout])
+    s.run()
+    assert s.speech.heard == ["NEVER MIND"]
+    assert item_states(s.timeline, "s1/w1")[-1] is WorkState.CANCELLED
+
+
+def test_a_retained_request_is_spoken_as_is_however_late():
+    script = {2: ask("lookup", query="the proof", seconds=90.0),
+              3: Decision(delegations=(DelegationRequest.retain("s1/w1"),))}
+    script.update({i: user_says("meanwhile", i) for i in (10, 20, 30)})
+    s = session(script, seconds=120)
+    s.run()
+    assert s.speech.heard == ["answer about the proof"]
+
+
+def test_interrupted_work_can_be_dropped_after_a_restart(tmp_path):
+    path, crash = tmp_path / "live.jsonl", tmp_path / "crash.jsonl"
+    session({2: ask("lookup", query="cats", seconds=30.0),
+             5: lambda chunk, view: (shutil.copy(path, crash), Decision())[1]},
+            timeline=path).run()
+    drop = FakeFrontend({0: lambda chunk, view: Decision(delegations=tuple(
+        DelegationRequest.cancel(w.item_id) for w in view.work))})
+    resumed = Session(drop, FakeVideoSource(5), clock=SimulatedClock(), capabilities=[lookup],
+                      speech=FakeSpeechOutput(), timeline=Timeline.load(crash))
+    resumed.run()
+    assert item_states(resumed.timeline, "s1/w1")[-2:] == [WorkState.INTERRUPTED,
+                                                            WorkState.CANCELLED]
+    assert resumed.speech.heard == []
+
+
+def test_a_shared_harness_must_share_the_clock():
+    with pytest.raises(ConfigError, match="same clock"):
+        Session(FakeFrontend(), FakeVideoSource(1), clock=SimulatedClock(),
+                harness=Harness([], SimulatedClock()))

@@ -81,6 +81,7 @@ class WallClock:
         return await asyncio.to_thread(fn, *args)
 
     def run(self, main: Coroutine[Any, Any, T]) -> T:
+        _refuse_inside_a_loop(main)
         return asyncio.run(main)
 
 
@@ -117,6 +118,7 @@ class SimulatedClock:
         if self._loop is not None:
             main.close()
             raise RuntimeError("SimulatedClock.run() is already running; await the coroutine")
+        _refuse_inside_a_loop(main)
         loop = _VirtualTimeLoop(self)
         self._loop = loop
         try:
@@ -134,6 +136,18 @@ class SimulatedClock:
                 "a SimulatedClock was awaited outside SimulatedClock.run(); run the session "
                 "with clock.run(...) (or Session.run()) so its time is virtual"
             )
+
+
+def _refuse_inside_a_loop(main: Coroutine[Any, Any, Any]) -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    main.close()
+    raise RuntimeError(
+        "a clock's run() was called inside a running event loop (a notebook?); there, use "
+        "`await session.arun()` on the wall clock, or `await asyncio.to_thread(session.run)`"
+    )
 
 
 def perf_seconds() -> float:

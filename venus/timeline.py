@@ -20,7 +20,7 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -177,7 +177,7 @@ class TimelineEntry:
         return cls(str(doc["session_id"]), int(doc["seq"]), float(doc["time"]), event)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _adapter(name: str) -> TypeAdapter:
     return TypeAdapter(EVENT_TYPES[name])
 

@@ -202,7 +202,7 @@ def canonical_key(name: str, arguments: dict[str, Any]) -> str:
 def _contract(fn: Callable[..., Any], name: str) -> tuple[type[BaseModel], str | None, Any]:
     try:
         hints = get_type_hints(fn, include_extras=True)
-    except Exception as exc:  # unresolvable string annotations
+    except (NameError, TypeError, AttributeError) as exc:  # unresolvable annotations
         raise CapabilityDefinitionError(
             f"cannot read the type hints of capability {name!r} ({exc}); import the types "
             f"its annotations name"

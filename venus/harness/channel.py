@@ -10,6 +10,7 @@ and carry its session id; a result for another session's item is refused with
 from __future__ import annotations
 
 from collections import deque
+
 from venus.events import (
     ChunkReceived,
     DelegationRejected,

@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 from venus.clock import Clock
 from venus.events import (
     DelegationAction,
+    DelegationRequested,
     DeliveryPolicy,
+    ErrorCategory,
+    EvidenceSnapshot,
     PlaybackAcknowledged,
     ReintegrationDecided,
     ResultDelivered,
     Verdict,
-    DelegationRequested,
-    ErrorCategory,
-    EvidenceSnapshot,
     WorkItemCreated,
     WorkItemStateChanged,
     WorkState,
@@ -43,6 +43,7 @@ from venus.harness.capability import ArgumentsInvalid, Capability, CapabilityReg
 from venus.harness.channel import BackgroundChannel
 from venus.harness.context import MemoryView
 from venus.harness.dispatch import Dispatcher
+from venus.harness.recovery import restore_items
 from venus.harness.reintegration import (
     Conversation,
     FreshnessPolicy,
@@ -50,7 +51,6 @@ from venus.harness.reintegration import (
     may_speak,
     spoken_text,
 )
-from venus.harness.recovery import restore_items
 from venus.harness.workitem import WorkItem
 from venus.timeline import Timeline
 

@@ -26,6 +26,7 @@ from typing import Any
 from memory.errors import MemoryToolkitError
 from memory.media import VideoChunk
 from venus.clock import Clock, WallClock
+from venus.errors import ConfigError
 from venus.events import (
     ChunkReceived,
     ControlTokenEmitted,
@@ -97,6 +98,9 @@ class Session:
         self.frontend = frontend
         self.source = source
         self.clock = clock or (harness.clock if harness else WallClock())
+        if harness is not None and harness.clock is not self.clock:
+            raise ConfigError("the session and its shared harness must use the same clock; "
+                              "pass clock=harness.clock")
         self._owns_harness = harness is None
         self.harness = harness or Harness(list(capabilities), self.clock)
         self.speech = speech or TimedTextOutput()
