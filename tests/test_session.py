@@ -307,3 +307,16 @@ def test_a_shared_harness_must_share_the_clock():
     with pytest.raises(ConfigError, match="same clock"):
         Session(FakeFrontend(), FakeVideoSource(1), clock=SimulatedClock(),
                 harness=Harness([], SimulatedClock()))
+
+
+def test_cancelling_a_result_while_it_is_spoken_stops_it_at_once():
+    def cancel_delivery(chunk, view):
+        speaking = [w.item_id for w in view.work if w.state is WorkState.DELIVERING]
+        return Decision(delegations=tuple(DelegationRequest.cancel(i) for i in speaking))
+
+    s = session({1: ask("essay"), 6: cancel_delivery}, capabilities=[essay])
+    s.run()
+    assert item_states(s.timeline, "s1/w1")[-2:] == [WorkState.DELIVERING, WorkState.CANCELLED]
+    stop = [t for t in s.timeline if isinstance(t.event, SpeechStopped)][0]
+    assert stop.event.reason == "delivery cancelled" and stop.time == 7.0
+    assert s.timeline.events(ResultDelivered) == [] and s.speech.heard == []

@@ -209,6 +209,11 @@ class Harness:
             channel.reject(rid, ErrorCategory.UNKNOWN_ITEM,
                            f"work item {item.item_id} is {item.state.value}; nothing to retry")
             return
+        if item.capability not in self.registry:
+            channel.reject(rid, ErrorCategory.UNKNOWN_CAPABILITY,
+                           f"cannot retry {item.item_id}: no capability named "
+                           f"{item.capability!r} is registered now")
+            return
         self.restart(channel, item, "retry requested")
 
     def restart(self, channel: BackgroundChannel, item: WorkItem, reason: str) -> None:

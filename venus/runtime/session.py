@@ -28,6 +28,7 @@ from memory.media import VideoChunk
 from venus.clock import Clock, WallClock
 from venus.errors import ConfigError
 from venus.events import (
+    EVENT_TYPES,
     ChunkReceived,
     ControlTokenEmitted,
     DeliveryPolicy,
@@ -180,11 +181,15 @@ class Session:
         decision = await self.clock.run_sync(self.frontend.step, chunk, view)
         self.harness.acknowledge_context(self.channel)
         self._apply(decision, chunk.index)
+        self._honour_stops()
         self._deliver(offers, user_speaking=decision.user_speaking)
         self.harness.check()
 
     def _apply(self, decision: Decision, index: int) -> None:
         for event in decision.perceived:
+            if type(event).__name__ not in EVENT_TYPES:
+                raise TypeError(f"{self.frontend!r} perceived {event!r}, which is not a "
+                                f"venus.events event")
             self.timeline.record(event)
         self.timeline.record(ControlTokenEmitted(decision.token, index))
         if decision.floor is not None:
@@ -204,10 +209,13 @@ class Session:
             self._memory_version = memory.version
             self.timeline.record(MemoryUpdated(memory.version))
         offers, context = self.harness.reintegrate(self.channel)
-        if self.channel.stops:  # a result being spoken was cancelled
+        self._honour_stops()
+        return offers, context
+
+    def _honour_stops(self) -> None:
+        if self.channel.stops:  # a result being spoken was cancelled: stop it now
             self.channel.stops.clear()
             self._stop("delivery cancelled")
-        return offers, context
 
     def _deliver(self, offers: list[ResultOffer], *, user_speaking: bool) -> None:
         chosen = self.harness.to_speak(self.channel, offers, assistant_speaking=self.speech.busy,
