@@ -55,7 +55,7 @@ class BM25Index:
         self._postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
         self._ids: list[int] = []
         self._lengths: list[int] = []
-        self._alive: list[bool] = []
+        self._alive = np.zeros(0, dtype=bool)  # grown by doubling: cheap appends, O(1) reads
         self._row_of: dict[int, int] = {}
         self._total = 0
 
@@ -75,7 +75,9 @@ class BM25Index:
             self._postings[term].append((row, tf))
         self._ids.append(int(doc_id))
         self._lengths.append(len(terms))
-        self._alive.append(True)
+        if row >= len(self._alive):
+            self._alive = np.concatenate([self._alive, np.zeros(max(64, row), dtype=bool)])
+        self._alive[row] = True
         self._row_of[int(doc_id)] = row
         self._total += len(terms)
 
@@ -123,12 +125,13 @@ class BM25Index:
         k1, b = self.options.k1, self.options.b
         lengths = np.asarray(self._lengths, dtype=np.float64)
         total = np.zeros(len(self._ids))
+        lengths = lengths[: len(self._ids)]
         for term in set(tokenize(query)):
             posting = self._postings.get(term)
             if not posting:
                 continue
             rows, tfs = np.asarray(posting, dtype=np.int64).T
-            alive = np.asarray(self._alive)[rows]
+            alive = self._alive[rows]
             rows, tfs = rows[alive], tfs[alive].astype(np.float64)
             if rows.size == 0:
                 continue

@@ -17,13 +17,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def models():
-    import memory.models as m
-    if hasattr(m, "RapidOCRReader"):
-        return MemoryModels()
-    import sys
-    sys.path.insert(0, "/tmp/mem")
-    from smoke_ocr import OCR  # TEMPORARY until RapidOCRReader lands
-    return MemoryModels(ocr=OCR())
+    return MemoryModels()
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS keyframes (id INTEGER PRIMARY KEY, time REAL, path TE
 CREATE TABLE IF NOT EXISTS chunks (idx INTEGER PRIMARY KEY, start REAL, end REAL,
     words TEXT, keyframe_id INTEGER, segment_id INTEGER);
 CREATE INDEX IF NOT EXISTS chunks_segment ON chunks(segment_id);
+CREATE INDEX IF NOT EXISTS chunks_end ON chunks(end);
 CREATE TABLE IF NOT EXISTS segments (id INTEGER PRIMARY KEY, start REAL, end REAL,
     first_chunk INTEGER, last_chunk INTEGER, transcript TEXT, ocr_text TEXT,
     keyframe_id INTEGER, summary TEXT, embedding BLOB, chapter_id INTEGER);

@@ -149,7 +149,7 @@ class MemoryReader:
                                     side="right"))
             covered = float(ends[n - 1]) if n else 0.0
         limit = before if before is not None else _FOREVER
-        chunks = self.db.chunks("c.start >= ? AND c.end <= ?", (covered - 1e-6, limit + 1e-6))
+        chunks = self.db.chunks("c.end > ? AND c.end <= ?", (covered + 1e-6, limit + 1e-6))
         return [c for c in chunks if (start is None or c.end > start)
                 and (end is None or c.start < end)]
 

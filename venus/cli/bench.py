@@ -12,6 +12,7 @@ import importlib
 BENCHMARKS = {
     "decode": "venus.bench.decode",
     "harness": "venus.bench.harness",
+    "memory": "venus.bench.memory",
 }
 
 
