@@ -123,6 +123,7 @@ class Session:
     async def arun(self) -> SessionSummary:
         self._origin = self.clock.now() - self.timeline.last_time  # a resumed session continues
         self.timeline.bind_clock(self.now)
+        self._view_seq = self.timeline.next_seq
         self.channel = self.harness.attach(self.session_id, self.timeline, self.memory)
         self.timeline.record(SessionStarted(self.clock.kind, getattr(self.frontend, "name", "?")))
         reason = "cancelled"
