@@ -36,6 +36,10 @@ logger = logging.getLogger(__name__)
 
 _PACK_GAP_S = 0.5     # silence between packed regions: enough for Whisper to end a sentence
 _PACK_WINDOW_S = 28.0  # stay under Whisper's 30 s window so a pack is one encoder pass
+# Whisper re-decodes a window at each higher temperature while its output looks like a
+# loop (compression ratio > 2.4) or is unsure; six tries (its default) made a 28 s pack
+# of repetitive lecture speech cost 6 decodes. Three tries keep the rescue, cap the cost.
+_TEMPERATURES = (0.0, 0.4, 0.8)
 
 
 def default_whisper_path() -> Path:
@@ -85,15 +89,19 @@ class WhisperTranscriber:
 
     Whisper's own VAD filter is off (callers run `SileroSpeechDetector` first), and each
     30 s window is decoded without the previous text as prompt, which keeps one
-    hallucination from propagating.
+    hallucination from propagating. ``temperatures`` are the fallback decoding
+    temperatures tried while a window's output looks wrong; ``cpu_threads=0`` is
+    CTranslate2's default (4, or OMP_NUM_THREADS).
     """
 
     def __init__(self, model_path: str | None = None, compute_type: str = "int8",
-                 cpu_threads: int = 0, beam_size: int = 1, language: str | None = "en") -> None:
+                 cpu_threads: int = 0, beam_size: int = 1, language: str | None = "en",
+                 temperatures: tuple[float, ...] = _TEMPERATURES) -> None:
         path = Path(model_path).expanduser() if model_path else default_whisper_path()
         self.model_path = str(path)
         self.beam_size = beam_size
         self.language = language
+        self.temperatures = tuple(temperatures)
         self._model = _load(self.model_path, compute_type, cpu_threads)
 
     def transcribe(self, audio: np.ndarray, offset: float = 0.0) -> Transcript:
@@ -119,7 +127,8 @@ class WhisperTranscriber:
     def _run(self, audio: np.ndarray) -> list[Any]:
         segments, _info = self._model.transcribe(
             audio, language=self.language, beam_size=self.beam_size, word_timestamps=True,
-            vad_filter=False, condition_on_previous_text=False)
+            vad_filter=False, condition_on_previous_text=False,
+            temperature=list(self.temperatures))
         return list(segments)
 
 
