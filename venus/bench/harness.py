@@ -146,6 +146,7 @@ def _figures(sessions: list[Session], plans, harness: _TimedHarness, wall: float
     for session in sessions:
         count.update(_audit(session))
     items = count["created"]
+    waits = count_waits(sessions)
     dispatch_ms = [s * 1000 for s in harness.dispatch_s]
     return {
         "items": items, "sessions": len(sessions), "lost": count["lost"],
@@ -154,8 +155,8 @@ def _figures(sessions: list[Session], plans, harness: _TimedHarness, wall: float
         "items_per_s": items / wall if wall else float("nan"),
         "delivered": count["delivered"], "cancelled": count["cancelled"],
         "failed_then_delivered": count["failed_delivered"], "rejected": count["rejected"],
-        "requested": sum(len(p) for p in plans), "queue_wait_s_p50": percentile(count_waits(sessions), 50),
-        "queue_wait_s_p99": percentile(count_waits(sessions), 99),
+        "requested": sum(len(p) for p in plans), "queue_wait_s_p50": percentile(waits, 50),
+        "queue_wait_s_p99": percentile(waits, 99),
         "wall_seconds": wall, "simulated_seconds": simulated,
         "x_realtime": simulated / wall if wall else float("nan"), "peak_rss_mb": peak_rss_mb(),
     }
