@@ -5,7 +5,8 @@ frames sampled at ``--fps`` and converted to RGB, audio resampled to 16 kHz mono
 fresh child process, so its peak RSS is the decoder's own and the two decoders never
 share a heap. With ``--decoder both`` runs alternate between decoders (the machine is
 shared and noisy) and the summary gives their ratio. Figures are medians over
-``--repeat`` runs; ``peak_rss_mb`` is the largest child peak.
+``--repeat`` runs; ``peak_rss_mb`` is the largest child peak and ``baseline_rss_mb``
+the child's size after its imports, before decoding (the difference is the decoder's).
 """
 
 from __future__ import annotations
@@ -78,6 +79,14 @@ def _decode_once(path: str, decoder: str, fps: float) -> dict[str, Any]:
 
 
 def _peak_rss_mb() -> float:
+    """This process's own peak RSS. On Linux ``ru_maxrss`` survives exec, so a spawned
+    child would report its parent's size; VmHWM belongs to the child's own memory map."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
@@ -100,9 +109,10 @@ def _summarise(decoder: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _report(args: argparse.Namespace, per: dict[str, dict[str, Any]]) -> BenchReport:
     header = ["decoder", "runs", "video_s", "seconds", "x_realtime", "peak_rss_mb",
-              "chunks", "frames"]
+              "baseline_mb", "chunks", "frames"]
     rows = [[p["decoder"], p["runs"], p["video_seconds"], p["seconds"], p["x_realtime"],
-             p["peak_rss_mb"], p["chunks"], p["frames"]] for p in per.values()]
+             p["peak_rss_mb"], p["baseline_rss_mb"], p["chunks"], p["frames"]]
+            for p in per.values()]
     main = per.get("pyav") or next(iter(per.values()))
     figures: dict[str, Any] = {**main, "file": str(Path(args.file)), "fps": args.fps,
                                "repeat": args.repeat, "decoders": per}
