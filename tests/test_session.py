@@ -320,3 +320,22 @@ def test_cancelling_a_result_while_it_is_spoken_stops_it_at_once():
     stop = [t for t in s.timeline if isinstance(t.event, SpeechStopped)][0]
     assert stop.event.reason == "delivery cancelled" and stop.time == 7.0
     assert s.timeline.events(ResultDelivered) == [] and s.speech.heard == []
+
+
+def test_the_session_closes_the_iterator_it_opened():
+    closed = []
+
+    def source():
+        try:
+            yield from FakeVideoSource(100)
+        finally:
+            closed.append(True)
+
+    def stop_early(chunk, view):
+        raise KeyboardInterrupt  # the user stops the session
+
+    s = Session(FakeFrontend({3: stop_early}), source(), clock=SimulatedClock(), session_id="s1")
+    with pytest.raises(KeyboardInterrupt):
+        s.run()
+    assert closed == [True]
+    assert s.timeline.last(SessionEnded).reason == "cancelled"

@@ -141,7 +141,13 @@ class Session:
     # -- foreground loop -------------------------------------------------------------
 
     async def _foreground(self) -> str:
-        next_chunk = self._reader()
+        next_chunk, close = self._reader()
+        try:
+            return await self._consume(next_chunk)
+        finally:
+            await close()  # release our iterator (a decoder's file handle) even on error
+
+    async def _consume(self, next_chunk) -> str:
         start, first = self.now(), None
         while True:
             try:
@@ -157,17 +163,26 @@ class Session:
             await self._step(chunk)
 
     def _reader(self):
+        """``(next_chunk, close)`` coroutine functions over the source, sync or async."""
         if isinstance(self.source, AsyncIterable):
-            iterator = self.source.__aiter__()
+            aiterator = self.source.__aiter__()
 
             async def next_async() -> VideoChunk | None:
                 try:
-                    return await iterator.__anext__()
+                    return await aiterator.__anext__()
                 except StopAsyncIteration:
                     return None
-            return next_async
+
+            async def close_async() -> None:
+                if hasattr(aiterator, "aclose"):
+                    await aiterator.aclose()
+            return next_async, close_async
         iterator = iter(self.source)
-        return lambda: self.clock.run_sync(next, iterator, None)
+
+        async def close() -> None:
+            if hasattr(iterator, "close"):
+                await self.clock.run_sync(iterator.close)
+        return (lambda: self.clock.run_sync(next, iterator, None)), close
 
     async def _step(self, chunk: VideoChunk) -> None:
         self.chunks += 1
