@@ -32,9 +32,18 @@ _LAZY = {
 }
 
 __all__ = [
-    "CONTROL_TOKENS", "SYSTEM_PROMPT", "BackendDecision", "BackendError", "ChunkInput",
-    "ModelBackend", "assistant_message_text", "chunk_message_text", "parse_control",
-    "system_prompt", "OpenAICompatibleBackend", "OpenAICompatibleConfig",
+    "CONTROL_TOKENS",
+    "SYSTEM_PROMPT",
+    "BackendDecision",
+    "BackendError",
+    "ChunkInput",
+    "ModelBackend",
+    "OpenAICompatibleBackend",
+    "OpenAICompatibleConfig",
+    "assistant_message_text",
+    "chunk_message_text",
+    "parse_control",
+    "system_prompt",
 ]
 
 

@@ -104,7 +104,7 @@ class OpenAICompatibleBackend:
         if self._own_client:
             self._client.close()
 
-    def __enter__(self):  # noqa: ANN204  (returns self)
+    def __enter__(self):
         return self
 
     def __exit__(self, *exc: object) -> None:

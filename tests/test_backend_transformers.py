@@ -1,0 +1,261 @@
+"""TransformersBackend on tiny random-weight models of each supported family.
+
+Each test builds a model from its config (1 layer, hidden size 32), a word-level
+tokenizer trained here on a few sentences with the special tokens the family needs and
+a chat template in the family's style, saves both with save_pretrained to tmp_path,
+then loads them through the real loading code (local path only) and runs real steps:
+one second with a frame and words -> a control decision, and a short generation.
+Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import transformers
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+from venus.backends import BackendDecision, ChunkInput
+from venus.backends.hf_loading import detect_family, load_model
+from venus.backends.hf_vision import mrope_positions
+from venus.backends.transformers_model import TransformersBackend, TransformersConfig
+from venus.errors import ConfigError
+from venus.events import ControlToken
+
+pytestmark = pytest.mark.slow
+
+CORPUS = [
+    "what is on the slide", "the slide shows a red square", "can you explain this please",
+    "hello there how are you", "the lecture is about photosynthesis", "yes I see",
+    "user silence your own voice is playing note", "you are a live assistant that sees",
+    "listen silently speak now end of turn", "answer every second with one control token",
+]
+HIDDEN = 32
+
+# The families' templates, reduced: ChatML with the family's image markup.
+CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n"
+          "{% if m['content'] is string %}{{ m['content'] }}{% else %}"
+          "{% for p in m['content'] %}{% if p['type'] == 'image' %}IMAGE_MARKUP"
+          "{% elif p['type'] == 'text' %}{{ p['text'] }}{% endif %}{% endfor %}{% endif %}"
+          "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+SMOLVLM_TEMPLATE = (  # the shape of SmolVLM's own template: "User:<image>text<end_of_utterance>"
+    "<|im_start|>{% for m in messages %}{{ m['role'] | capitalize }}"
+    "{% if m['content'][0]['type'] == 'image' %}:{% else %}: {% endif %}"
+    "{% for p in m['content'] %}{% if p['type'] == 'text' %}{{ p['text'] }}"
+    "{% elif p['type'] == 'image' %}<image>{% endif %}{% endfor %}<end_of_utterance>\n"
+    "{% endfor %}{% if add_generation_prompt %}Assistant:{% endif %}")
+
+
+def make_tokenizer(specials: list[str], template: str):
+    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation()])
+    tok.train_from_iterator(CORPUS, trainers.WordLevelTrainer(special_tokens=["<unk>", *specials]))
+    tok.decoder = decoders.WordPiece()
+    fast = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="<unk>", pad_token="<unk>", eos_token=specials[1],
+        additional_special_tokens=list(specials))
+    fast.chat_template = template
+    return fast
+
+
+def _text_config(vocab: int, **extra) -> dict:
+    return dict(vocab_size=vocab, hidden_size=HIDDEN, intermediate_size=64, num_hidden_layers=1,
+                num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+                bos_token_id=2, eos_token_id=2, **extra)
+
+
+MROPE = {"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                             "mrope_section": [1, 1, 2]}}
+QWEN_VISION = {"depth": 1, "hidden_size": HIDDEN, "intermediate_size": 64, "num_heads": 4,
+                   "out_hidden_size": HIDDEN, "patch_size": 14, "spatial_merge_size": 2,
+                   "temporal_patch_size": 2, "window_size": 56, "fullatt_block_indexes": [0]}
+
+
+def build_qwen2_5_vl(path: Path) -> None:
+    specials = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|vision_start|>",
+                "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
+    tok = make_tokenizer(specials, CHATML.replace(
+        "IMAGE_MARKUP", "<|vision_start|><|image_pad|><|vision_end|>"))
+    ids = tok.convert_tokens_to_ids
+    config = transformers.Qwen2_5_VLConfig(
+        text_config=_text_config(len(tok), **MROPE), vision_config=QWEN_VISION,
+        image_token_id=ids("<|image_pad|>"), video_token_id=ids("<|video_pad|>"),
+        vision_start_token_id=ids("<|vision_start|>"), vision_end_token_id=ids("<|vision_end|>"))
+    _save(transformers.Qwen2_5_VLForConditionalGeneration(config), tok, path)
+
+
+def build_qwen2_5_omni_thinker(path: Path) -> None:
+    specials = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|vision_bos|>",
+                "<|vision_eos|>", "<|IMAGE|>", "<|VIDEO|>", "<|AUDIO|>", "<|audio_bos|>",
+                "<|audio_eos|>"]
+    tok = make_tokenizer(specials, CHATML.replace(
+        "IMAGE_MARKUP", "<|vision_bos|><|IMAGE|><|vision_eos|>"))
+    ids = tok.convert_tokens_to_ids
+    config = transformers.Qwen2_5OmniThinkerConfig(
+        audio_config={"num_mel_bins": 16, "encoder_layers": 1, "encoder_attention_heads": 2,
+                          "encoder_ffn_dim": 32, "d_model": 16, "output_dim": HIDDEN,
+                          "max_source_positions": 64, "n_window": 8},
+        vision_config=QWEN_VISION, text_config=_text_config(len(tok), **MROPE),
+        image_token_index=ids("<|IMAGE|>"), video_token_index=ids("<|VIDEO|>"),
+        audio_token_index=ids("<|AUDIO|>"), audio_start_token_id=ids("<|audio_bos|>"),
+        audio_end_token_id=ids("<|audio_eos|>"), vision_start_token_id=ids("<|vision_bos|>"),
+        vision_end_token_id=ids("<|vision_eos|>"))
+    _save(transformers.Qwen2_5OmniThinkerForConditionalGeneration(config), tok, path)
+
+
+def build_smolvlm(path: Path) -> None:
+    specials = ["<|im_start|>", "<end_of_utterance>", "<|endoftext|>", "<image>",
+                "<fake_token_around_image>", "<global-img>"]
+    tok = make_tokenizer(specials, SMOLVLM_TEMPLATE)
+    config = transformers.SmolVLMConfig(
+        vision_config={"hidden_size": HIDDEN, "intermediate_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 4, "image_size": 32, "patch_size": 8},
+        text_config=dict(model_type="llama", **_text_config(len(tok))),
+        image_token_id=tok.convert_tokens_to_ids("<image>"), scale_factor=2)
+    _save(transformers.SmolVLMForConditionalGeneration(config), tok, path)
+
+
+def build_text_chat(path: Path) -> None:
+    tok = make_tokenizer(["<|im_start|>", "<|im_end|>", "<|endoftext|>"],
+                         CHATML.replace("IMAGE_MARKUP", ""))
+    config = transformers.Qwen2Config(**_text_config(len(tok)))
+    _save(transformers.Qwen2ForCausalLM(config), tok, path)
+
+
+def _save(model, tok, path: Path) -> None:
+    torch.manual_seed(0)
+    model.eval()
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+
+
+BUILDERS = {"omni": build_qwen2_5_omni_thinker, "qwen_vl": build_qwen2_5_vl,
+            "smolvlm": build_smolvlm, "text": build_text_chat}
+LATENCIES: dict[str, list[float]] = {}
+
+
+@pytest.fixture(scope="module")
+def model_dirs(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("tiny-models")
+    out = {}
+    for family, build in BUILDERS.items():
+        torch.manual_seed(0)
+        build(root / family)
+        out[family] = root / family
+    return out
+
+
+def _frame(seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 255, (120, 160, 3), dtype=np.uint8)
+
+
+@pytest.mark.parametrize("family", list(BUILDERS))
+def test_family_is_detected_from_config_json(model_dirs, family):
+    config = json.loads((model_dirs[family] / "config.json").read_text())
+    assert detect_family(config) == family
+
+
+@pytest.mark.parametrize("family", list(BUILDERS))
+def test_one_real_step_per_architecture(model_dirs, family):
+    backend = TransformersBackend(TransformersConfig(str(model_dirs[family]), max_new_tokens=4))
+    assert backend.family == family
+    tok = backend.loaded.tokenizer
+    for token in ControlToken:  # added as single special tokens
+        assert tok.convert_ids_to_tokens(tok.convert_tokens_to_ids(token.value)) == token.value
+
+    times = []
+    first = backend.decide(ChunkInput(0.0, 1.0, (_frame(0),), "what is on the slide"))
+    assert isinstance(first, BackendDecision) and first.token in ControlToken
+    assert set(first.scores) == {t.value for t in ControlToken}
+    assert first.token.value == max(first.scores, key=first.scores.get)  # constrained choice
+    after_first = backend.context_tokens
+    assert after_first > 0
+    for i in range(1, 4):
+        d = backend.decide(ChunkInput(float(i), i + 1.0, (_frame(i),), "yes I see"))
+        times.append(d.latency_s)
+        assert d.token in ControlToken
+    assert backend.context_tokens > after_first  # the cache grew: one second at a time
+    LATENCIES[family] = times
+
+    # A forced <|speak|> runs the short generation and feeds it into the cache.
+    before = backend.context_tokens
+    text = backend._speak()
+    assert isinstance(text, str)
+    assert before < backend.context_tokens <= before + 1 + 4
+    backend.decide(ChunkInput(4.0, 5.0, (_frame(4),), ""))  # the context stays consistent
+
+    backend.reset()
+    assert backend.context_tokens == 0
+
+
+@pytest.mark.parametrize("family", ["omni", "qwen_vl"])
+def test_incremental_cache_matches_a_full_pass(model_dirs, family):
+    """Two seconds fed one at a time through the cache give the same logits as the whole
+    context in one pass with the model's own rope index: positions and cache are right."""
+    backend = TransformersBackend(TransformersConfig(str(model_dirs[family])))
+    chunks = [ChunkInput(0.0, 1.0, (_frame(0),), "what is on the slide"),
+              ChunkInput(1.0, 2.0, (_frame(1),), "can you explain this")]
+    decisions = [backend.decide(c) for c in chunks]
+    prompt = "<|im_start|>assistant\n"  # the decision is made here; a reply may follow
+    fed_text = backend._fed[:backend._fed.rindex(prompt) + len(prompt)]
+    full = TransformersBackend(TransformersConfig(str(model_dirs[family])), loaded=backend.loaded)
+    images = [c.images[0] for c in chunks]
+    encoded = full._adapter.encode(tuple(images))
+    ids = full.loaded.tokenizer(full._expand(fed_text, encoded), add_special_tokens=False).input_ids
+    model = full.loaded.model
+    input_ids = torch.tensor([ids])
+    if family == "qwen_vl":
+        types = torch.tensor([[int(i == full._adapter.image_token_id) for i in ids]])
+        ref_pos, _ = model.model.get_rope_index(input_ids, types, encoded.tensors["image_grid_thw"])
+    else:
+        ref_pos, _ = model.model.get_rope_index(input_ids, encoded.tensors["image_grid_thw"], None,
+                                                torch.ones_like(input_ids))
+    mine, _ = mrope_positions(ids, full._adapter.image_token_id, encoded.grids, full._adapter.merge, 0)
+    assert np.array_equal(ref_pos[:, 0].numpy(), mine)
+    with torch.inference_mode():
+        logits = model(input_ids=input_ids, position_ids=ref_pos, **encoded.tensors).logits[0, -1]
+    control = [full._control[t] for t in ControlToken]
+    expected = {t.value: float(logits[i]) for t, i in zip(ControlToken, control)}
+    assert decisions[-1].scores == pytest.approx(expected, abs=1e-4)
+
+
+def test_missing_model_path_names_it(tmp_path):
+    missing = tmp_path / "no-such-model"
+    with pytest.raises(ConfigError, match=f"{missing} does not exist.*model_path="):
+        load_model(missing)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match="has no config.json"):
+        load_model(tmp_path / "empty")
+
+
+def test_context_overflow_rebuilds_from_recent_text(model_dirs):
+    budget, reply = 360, 4
+    backend = TransformersBackend(TransformersConfig(
+        str(model_dirs["qwen_vl"]), max_context_tokens=budget, keep_chunks=1,
+        max_new_tokens=reply))
+    rebuilt = 0
+    for i in range(8):
+        before = backend.context_tokens
+        backend.decide(ChunkInput(float(i), i + 1.0, (_frame(i),), "the slide shows a red square"))
+        rebuilt += backend.context_tokens < before
+        assert backend.context_tokens <= budget + 1 + reply  # a reply may run past the budget
+    assert rebuilt >= 1
+    assert len(backend._messages) < 1 + 2 * 8  # older seconds were dropped
+
+
+def test_report_latencies(model_dirs, capsys):
+    """Per-step CPU latency of each tiny model (recorded, not a target)."""
+    if len(LATENCIES) < len(BUILDERS):
+        pytest.skip("run with the per-architecture steps")
+    with capsys.disabled():
+        for family, times in LATENCIES.items():
+            print(f"\n[tiny {family}] step ms: " + ", ".join(f"{t * 1000:.0f}" for t in times))
+    assert all(t > 0 for ts in LATENCIES.values() for t in ts)
+    assert time.perf_counter() > 0

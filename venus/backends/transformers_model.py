@@ -1,0 +1,221 @@
+"""`TransformersBackend`: a Hugging Face model from a local path with a running context.
+
+Above `hf_loading` and `hf_vision`. The conversation is a chat: the system prompt of
+the control-token protocol (`venus.backends.prompt`), then one user message per second
+(its frames as image parts, its words as text) and one assistant message per second
+(the control token, plus the reply after ``<|speak|>``). The context lives in a KV
+cache: each second only the new text since what is already cached is rendered with the
+model's own chat template (the diff of two renders), tokenised, and fed, with the new
+frames' pixels. The decision is constrained: the logits of the three control tokens at
+the end of the assistant prompt are compared. After ``<|speak|>`` a short greedy
+generation produces the reply, fed into the cache token by token.
+
+When the context would pass ``max_context_tokens`` (or a chat template is not
+prefix-stable), it is rebuilt: the system prompt and the last ``keep_chunks`` seconds,
+text only, re-encoded in one pass.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from venus.backends.base import BackendDecision, BackendError, ChunkInput
+from venus.backends.hf_loading import LoadedModel, load_model
+from venus.backends.hf_vision import EncodedImages, make_adapter, mrope_positions
+from venus.backends.prompt import chunk_message_text, system_prompt
+from venus.events import ControlToken
+
+__all__ = ["TransformersBackend", "TransformersConfig"]
+
+logger = logging.getLogger(__name__)
+
+_FALLBACK_TEMPLATE = (  # ChatML, for tokenizers that ship no chat template
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+@dataclass(frozen=True)
+class TransformersConfig:
+    """Which model and how to run it.
+
+    ``model_path`` is a local directory (never a Hub id: nothing is downloaded).
+    ``dtype`` ``auto`` is float32 on CPU and bfloat16 on CUDA. ``max_new_tokens``
+    bounds each spoken reply; ``max_image_pixels`` bounds a frame for the Qwen
+    families (SmolVLM uses its encoder's own size).
+    """
+
+    model_path: str
+    device: str = "cpu"
+    dtype: str = "auto"
+    assistant_name: str = "Venus"
+    system_extra: str = ""
+    max_new_tokens: int = 24
+    max_context_tokens: int = 8192
+    keep_chunks: int = 8
+    max_image_pixels: int = 448 * 448
+
+
+class TransformersBackend:
+    """One control decision per second from a local Hugging Face model (see module doc)."""
+
+    def __init__(self, config: TransformersConfig, loaded: LoadedModel | None = None) -> None:
+        self.config = config
+        self.loaded = loaded or load_model(config.model_path, config.device, config.dtype)
+        self.family = self.loaded.family
+        self._adapter = make_adapter(self.loaded, config.max_image_pixels)
+        tok = self.loaded.tokenizer
+        if not getattr(tok, "chat_template", None):
+            tok.chat_template = _FALLBACK_TEMPLATE
+        params = inspect.signature(self.loaded.model.forward).parameters
+        self._cache_arg = "cache" if "cache" in params else "past_key_values"
+        self._control = {ControlToken(t): i for t, i in self.loaded.control_ids.items()}
+        self._stop_ids = self._stop_token_ids()
+        # A reply never contains image placeholders or other markup tokens.
+        self._banned = sorted({i for i, t in tok.added_tokens_decoder.items() if t.special}
+                              - self._stop_ids)
+        self.reset()
+
+    # -- context -----------------------------------------------------------------------
+    def reset(self) -> None:
+        """Back to the system prompt; the cache is dropped."""
+        c = self.config
+        self._messages: list[dict[str, Any]] = [
+            {"role": "system", "content": self._content(system_prompt(c.assistant_name,
+                                                                      c.system_extra))}]
+        self._cache: Any = None
+        self._cached = 0  # tokens in the cache
+        self._fed = ""  # the rendered text whose tokens are in the cache
+        self._next_pos = 0  # next rotary position (M-RoPE families)
+
+    @property
+    def context_tokens(self) -> int:
+        return self._cached
+
+    def _content(self, text: str, images: int = 0) -> Any:
+        if not self._adapter.sees_images:
+            return text
+        return [{"type": "image"}] * images + [{"type": "text", "text": text}]
+
+    def _render(self, generation_prompt: bool) -> str:
+        return self.loaded.tokenizer.apply_chat_template(
+            self._messages, add_generation_prompt=generation_prompt, tokenize=False)
+
+    def _stop_token_ids(self) -> set[int]:
+        tok, model = self.loaded.tokenizer, self.loaded.model
+        stops = set(self._control.values())
+        eos = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+        stops.update(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+        if tok.eos_token_id is not None:
+            stops.add(int(tok.eos_token_id))
+        for marker in ("<|im_end|>", "<end_of_utterance>", "<|eot_id|>", "<|endoftext|>"):
+            if marker in tok.get_vocab():
+                stops.add(int(tok.convert_tokens_to_ids(marker)))
+        return stops
+
+    # -- one second ----------------------------------------------------------------------
+    def decide(self, chunk: ChunkInput) -> BackendDecision:
+        import torch
+
+        began = time.perf_counter()
+        images = chunk.images if self._adapter.sees_images else ()
+        encoded = self._adapter.encode(images)
+        self._messages.append(
+            {"role": "user", "content": self._content(chunk_message_text(chunk), len(images))})
+        with torch.inference_mode():
+            logits = self._feed_new_text(encoded)
+            scores = {t.value: float(logits[i]) for t, i in self._control.items()}
+            token = ControlToken(max(scores, key=scores.__getitem__))
+            text = self._speak() if token is ControlToken.SPEAK else ""
+        if token is not ControlToken.SPEAK:
+            # Fed with the next second's text (saves a forward pass now).
+            self._messages.append({"role": "assistant", "content": self._content(token.value)})
+        return BackendDecision(token, text, scores, time.perf_counter() - began)
+
+    def _feed_new_text(self, encoded: EncodedImages):
+        rendered = self._render(generation_prompt=True)
+        if not rendered.startswith(self._fed):
+            logger.debug("chat template is not prefix-stable here; rebuilding the context")
+            rendered = self._rebuild()
+        piece = self._expand(rendered[len(self._fed):], encoded)
+        ids = self.loaded.tokenizer(piece, add_special_tokens=False).input_ids
+        if self._cached + len(ids) > self.config.max_context_tokens and self._cached:
+            rendered = self._rebuild()
+            piece = self._expand(rendered, encoded)
+            ids = self.loaded.tokenizer(piece, add_special_tokens=False).input_ids
+        self._fed = rendered
+        return self._forward(ids, encoded)
+
+    def _expand(self, piece: str, encoded: EncodedImages) -> str:
+        """Replace each image placeholder in ``piece`` with its image's tokens."""
+        if not encoded.expansions:
+            return piece
+        marker = self._adapter.image_token
+        parts = piece.split(marker)
+        if len(parts) - 1 != len(encoded.expansions):
+            raise BackendError(
+                f"the chat template of {self.loaded.path} rendered {len(parts) - 1} image "
+                f"placeholders ({marker}) for {len(encoded.expansions)} frames; use the model's "
+                f"own tokenizer and chat template")
+        out = parts[0]
+        for expansion, rest in zip(encoded.expansions, parts[1:]):
+            out += expansion + rest
+        return out
+
+    def _rebuild(self) -> str:
+        """Drop the cache; keep the system prompt and the last seconds, frames only for now."""
+        keep = 2 * max(1, self.config.keep_chunks)
+        system, history, current = self._messages[0], self._messages[1:-1], self._messages[-1]
+        self._messages = [system, *(_text_only(m) for m in history[-keep:]), current]
+        self._cache, self._cached, self._fed, self._next_pos = None, 0, "", 0
+        return self._render(generation_prompt=True)
+
+    def _forward(self, ids: list[int], encoded: EncodedImages | None = None):
+        import torch
+
+        if not ids:
+            raise BackendError("nothing new to feed the model; this is a bug in the prompt diff")
+        encoded = encoded or EncodedImages()
+        kwargs: dict[str, Any] = {"input_ids": torch.tensor([ids], device=self.loaded.model.device),
+                                  "use_cache": True, self._cache_arg: self._cache}
+        if self._adapter.uses_mrope:
+            positions, self._next_pos = mrope_positions(
+                ids, self._adapter.image_token_id, encoded.grids, self._adapter.merge,
+                self._next_pos)
+            kwargs["position_ids"] = torch.from_numpy(positions)[:, None, :].to(
+                self.loaded.model.device)
+        if encoded.tensors:
+            kwargs.update(self._adapter.forward_kwargs(ids, encoded))
+        elif self._adapter.family == "qwen_vl":
+            kwargs["mm_token_type_ids"] = torch.zeros((1, len(ids)), dtype=torch.long)
+        out = self.loaded.model(**kwargs)
+        self._cache = getattr(out, "cache", None) or out.past_key_values
+        self._cached += len(ids)
+        return out.logits[0, -1].float()
+
+    def _speak(self) -> str:
+        """Feed ``<|speak|>`` then generate greedily until a stop token or the budget."""
+        tok = self.loaded.tokenizer
+        logits = self._forward([self._control[ControlToken.SPEAK]])
+        generated: list[int] = []
+        for _ in range(self.config.max_new_tokens):
+            logits[self._banned] = float("-inf")
+            nxt = int(logits.argmax())
+            if nxt in self._stop_ids:
+                break
+            generated.append(nxt)
+            logits = self._forward([nxt])
+        fed = ControlToken.SPEAK.value + tok.decode(generated, skip_special_tokens=False)
+        self._messages.append({"role": "assistant", "content": self._content(fed)})
+        self._fed += fed
+        return " ".join(tok.decode(generated, skip_special_tokens=True).split())
+
+
+def _text_only(message: dict[str, Any]) -> dict[str, Any]:
+    content = message["content"]
+    if isinstance(content, list):
+        content = [p for p in content if p.get("type") != "image"]
+    return {**message, "content": content}
