@@ -27,7 +27,7 @@ from memory.errors import ModelUnavailableError
 from memory.media import SAMPLE_RATE, as_audio
 from memory.models.base import SpeechRegion
 
-__all__ = ["SileroSpeechDetector", "VADStream", "WINDOW_SAMPLES", "WINDOW_SECONDS",
+__all__ = ["WINDOW_SAMPLES", "WINDOW_SECONDS", "SileroSpeechDetector", "VADStream",
            "default_vad_path"]
 
 logger = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ def default_vad_path() -> Path:
         raise ModelUnavailableError(
             "voice activity detection needs the 'silero-vad' package: pip install silero-vad "
             "(or pass model_path= to a silero_vad.onnx file)")
-    return Path(list(spec.submodule_search_locations)[0]) / "data" / "silero_vad.onnx"
+    return Path(next(iter(spec.submodule_search_locations))) / "data" / "silero_vad.onnx"
 
 
 @lru_cache(maxsize=4)
