@@ -232,3 +232,70 @@ def test_timeout_is_a_clear_error(server):
 ])
 def test_parse_control(reply, token, text):
     assert parse_control(reply) == (token, text)
+
+
+# -- OpenAICompatibleFrontend in a real session ------------------------------------------
+
+
+def _speech_source(text: str, seconds: int):
+    from memory.media import SAMPLE_RATE, Frame, VideoChunk
+    from memory.models import VOICES, EspeakSynthesizer
+
+    speech = EspeakSynthesizer().synthesize(text, voice=VOICES[0]).audio
+    audio = np.zeros(seconds * SAMPLE_RATE, np.float32)
+    audio[SAMPLE_RATE:SAMPLE_RATE + len(speech)] = speech
+    return [VideoChunk(i, float(i), i + 1.0, (Frame(i + 0.5, _frame()),),
+                       audio[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]) for i in range(seconds)]
+
+
+@pytest.mark.slow
+def test_frontend_in_a_session_sends_words_and_frames(server):
+    from venus.clock import SimulatedClock
+    from venus.events import ControlTokenEmitted, SpeechQueued, UserWordsTranscribed
+    from venus.frontend import Frontend
+    from venus.frontend.openai_compat import OpenAICompatibleFrontend
+    from venus.perception import UserPerception
+    from venus.runtime.session import Session, SessionOptions
+
+    server.replies = [Reply("<|listen|>")] * 4 + [Reply("<|speak|> A red square.")] + [
+        Reply("<|turn_eos|>")] * 2
+    frontend = OpenAICompatibleFrontend(OpenAICompatibleConfig(base_url=server.url),
+                                        UserPerception(faces=False))
+    assert isinstance(frontend, Frontend)
+    source = _speech_source("What is on the slide?", 7)
+    session = Session(frontend, source, clock=SimulatedClock(),
+                      options=SessionOptions(drain_s=0.0))
+    session.run()
+    frontend.close()
+    tokens = [e.token for e in session.timeline.events(ControlTokenEmitted)]
+    assert tokens == [ControlToken.LISTEN] * 4 + [ControlToken.SPEAK] + [ControlToken.TURN_EOS] * 2
+    assert [e.text for e in session.timeline.events(SpeechQueued)] == ["A red square."]
+    heard = " ".join(e.text for e in session.timeline.events(UserWordsTranscribed)).lower()
+    assert "slide" in heard
+    sent = " ".join(m["content"][-1]["text"] for r in server.requests
+                    for m in r["messages"][-1:])
+    assert "slide" in sent.lower()  # the words reached the model, in their second
+    assert all(m["content"][0]["type"] == "image_url" for r in server.requests
+               for m in r["messages"][-1:])
+
+
+def test_frontend_records_a_dead_server_once_and_listens():
+    from venus.events import ErrorRecorded
+    from venus.frontend.base import SessionView
+    from venus.frontend.openai_compat import OpenAICompatibleFrontend
+    from venus.perception import UserPerception
+    from venus.testing import fake_chunk
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    frontend = OpenAICompatibleFrontend(
+        OpenAICompatibleConfig(base_url=f"http://127.0.0.1:{port}/v1"), UserPerception(faces=False))
+    errors = []
+    for i in range(3):
+        view = SessionView("s", float(i), i, False, (), (), (), (), ())
+        decision = frontend.step(fake_chunk(i, has_audio=True), view)
+        assert decision.token is ControlToken.LISTEN and decision.speech is None
+        errors += [e for e in decision.perceived if isinstance(e, ErrorRecorded)]
+    frontend.close()
+    assert len(errors) == 1 and f"127.0.0.1:{port}" in errors[0].message

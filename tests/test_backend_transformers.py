@@ -259,3 +259,23 @@ def test_report_latencies(model_dirs, capsys):
             print(f"\n[tiny {family}] step ms: " + ", ".join(f"{t * 1000:.0f}" for t in times))
     assert all(t > 0 for ts in LATENCIES.values() for t in ts)
     assert time.perf_counter() > 0
+
+
+def test_transformers_frontend_in_a_session(model_dirs):
+    from venus.clock import SimulatedClock
+    from venus.events import ControlTokenEmitted
+    from venus.frontend import Frontend
+    from venus.frontend.transformers import TransformersFrontend
+    from venus.perception import UserPerception
+    from venus.runtime.session import Session, SessionOptions
+    from venus.testing import FakeVideoSource
+
+    frontend = TransformersFrontend(
+        TransformersConfig(str(model_dirs["smolvlm"]), max_new_tokens=3),
+        UserPerception(faces=False))
+    assert isinstance(frontend, Frontend)
+    session = Session(frontend, FakeVideoSource(4, size=(64, 48), has_audio=True),
+                      clock=SimulatedClock(), options=SessionOptions(drain_s=0.0))
+    session.run()
+    recorded = [e.token for e in session.timeline.events(ControlTokenEmitted)]
+    assert recorded == [d.token for d in frontend.decisions] and len(recorded) == 4

@@ -29,6 +29,8 @@ from venus.backends.prompt import (
 _LAZY = {
     "OpenAICompatibleBackend": "venus.backends.openai_compat",
     "OpenAICompatibleConfig": "venus.backends.openai_compat",
+    "TransformersBackend": "venus.backends.transformers_model",
+    "TransformersConfig": "venus.backends.transformers_model",
 }
 
 __all__ = [
@@ -39,7 +41,8 @@ __all__ = [
     "ChunkInput",
     "ModelBackend",
     "OpenAICompatibleBackend",
-    "OpenAICompatibleConfig",
+    "OpenAICompatibleConfig", "TransformersBackend",
+    "TransformersConfig",
     "assistant_message_text",
     "chunk_message_text",
     "parse_control",
