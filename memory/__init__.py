@@ -21,6 +21,7 @@ from memory.errors import (
 )
 from memory.media import SAMPLE_RATE, Frame, VideoChunk, VideoInfo
 from memory.answer import Answer, Answerer, ExtractiveAnswerer, Moment
+from memory.captioner import Captioner, TransformersVLM, VLMOptions
 from memory.index import FaissIndex, IndexOptions, VectorIndex
 from memory.store import MemoryModels, StoreOptions, VideoMemory
 
@@ -46,12 +47,15 @@ __all__ = [
     # the video memory
     "Answer",
     "Answerer",
+    "Captioner",
     "ExtractiveAnswerer",
     "FaissIndex",
     "IndexOptions",
     "MemoryModels",
     "Moment",
     "StoreOptions",
+    "TransformersVLM",
+    "VLMOptions",
     "VectorIndex",
     "VideoMemory",
 ]

@@ -20,7 +20,9 @@ class StoreOptions:
     ``min_segment_s`` long, at a speech pause once ``target_segment_s`` long, and always
     at ``max_segment_s``. Chapters: segments rolled up over ``chapter_s`` (cut at a scene
     change) and at most ``max_chapter_s``. ``recent_s``: the window before a question
-    that is always evidence. ``checkpoint_every``: segments between vector-index saves
+    that is always evidence. ``caption_at_ingest``: describe every new key frame with
+    the captioner while ingesting (so scenes without text can be found; costs one VLM
+    call per key frame) instead of only the retrieved ones. ``checkpoint_every``: segments between vector-index saves
     (SQLite is the commit log; the index files are checkpoints rebuilt from it).
     """
 
@@ -34,6 +36,7 @@ class StoreOptions:
     jpeg_quality: int = 85
     checkpoint_every: int = 32
     candidates: int = 50
+    caption_at_ingest: bool = False
     keyframes: KeyFrameOptions = field(default_factory=KeyFrameOptions)
     speech: SpeechOptions = field(default_factory=SpeechOptions)
     index: IndexOptions = field(default_factory=IndexOptions)

@@ -92,7 +92,7 @@ class ChunkPipeline:
         return text
 
     def _caption(self, image) -> str:
-        if self.models.captioner is None:
+        if self.models.captioner is None or not self.options.caption_at_ingest:
             return ""
         t0 = time.perf_counter()
         text = self.models.captioner.caption(image)
