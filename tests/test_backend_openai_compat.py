@@ -157,6 +157,22 @@ def test_one_second_is_sent_and_the_decision_parsed(server, stream):
     assert abs(int(image[..., 2].mean()) - 200) < 10 and image[..., 0].mean() < 10  # the blue frame
 
 
+def test_audio_is_sent_as_wav_for_the_newest_second_only(server):
+    import wave
+
+    tone = (0.5 * np.sin(np.linspace(0, 2 * np.pi * 220, 16_000))).astype(np.float32)
+    with _backend(server, stream=False, send_audio=True) as backend:
+        backend.decide(ChunkInput(0.0, 1.0, (), "hello", audio=tone))
+        backend.decide(ChunkInput(1.0, 2.0, (), "there", audio=tone))
+    users = [m for m in server.requests[-1]["messages"] if m["role"] == "user"]
+    kinds = [[p["type"] for p in m["content"]] for m in users]
+    assert kinds == [["text"], ["input_audio", "text"]]
+    part = users[-1]["content"][0]["input_audio"]
+    assert part["format"] == "wav"
+    with wave.open(io.BytesIO(base64.b64decode(part["data"]))) as w:
+        assert (w.getframerate(), w.getnchannels(), w.getnframes()) == (16_000, 1, 16_000)
+
+
 def test_streaming_stops_reading_after_listen(server):
     server.replies = [Reply("<|listen|>" + " filler" * 200)]
     with _backend(server) as backend:

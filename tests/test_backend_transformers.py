@@ -41,6 +41,7 @@ HIDDEN = 32
 CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n"
           "{% if m['content'] is string %}{{ m['content'] }}{% else %}"
           "{% for p in m['content'] %}{% if p['type'] == 'image' %}IMAGE_MARKUP"
+          "{% elif p['type'] == 'audio' %}<|audio_bos|><|AUDIO|><|audio_eos|>"
           "{% elif p['type'] == 'text' %}{{ p['text'] }}{% endif %}{% endfor %}{% endif %}"
           "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
 SMOLVLM_TEMPLATE = (  # the shape of SmolVLM's own template: "User:<image>text<end_of_utterance>"
@@ -151,6 +152,10 @@ def model_dirs(tmp_path_factory) -> dict[str, Path]:
     return out
 
 
+def _audio(seed: int = 0) -> np.ndarray:
+    return (0.1 * np.random.default_rng(seed).standard_normal(16_000)).astype(np.float32)
+
+
 def _frame(seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     return rng.integers(0, 255, (120, 160, 3), dtype=np.uint8)
@@ -171,14 +176,16 @@ def test_one_real_step_per_architecture(model_dirs, family):
         assert tok.convert_ids_to_tokens(tok.convert_tokens_to_ids(token.value)) == token.value
 
     times = []
-    first = backend.decide(ChunkInput(0.0, 1.0, (_frame(0),), "what is on the slide"))
+    first = backend.decide(ChunkInput(0.0, 1.0, (_frame(0),), "what is on the slide",
+                                      audio=_audio(0)))
     assert isinstance(first, BackendDecision) and first.token in ControlToken
     assert set(first.scores) == {t.value for t in ControlToken}
     assert first.token.value == max(first.scores, key=first.scores.get)  # constrained choice
     after_first = backend.context_tokens
     assert after_first > 0
     for i in range(1, 4):
-        d = backend.decide(ChunkInput(float(i), i + 1.0, (_frame(i),), "yes I see"))
+        d = backend.decide(ChunkInput(float(i), i + 1.0, (_frame(i),), "yes I see",
+                                      audio=_audio(i)))
         times.append(d.latency_s)
         assert d.token in ControlToken
     assert backend.context_tokens > after_first  # the cache grew: one second at a time
@@ -200,14 +207,22 @@ def test_incremental_cache_matches_a_full_pass(model_dirs, family):
     """Two seconds fed one at a time through the cache give the same logits as the whole
     context in one pass with the model's own rope index: positions and cache are right."""
     backend = TransformersBackend(TransformersConfig(str(model_dirs[family])))
-    chunks = [ChunkInput(0.0, 1.0, (_frame(0),), "what is on the slide"),
-              ChunkInput(1.0, 2.0, (_frame(1),), "can you explain this")]
+    chunks = [ChunkInput(0.0, 1.0, (_frame(0),), "what is on the slide", audio=_audio(0)),
+              ChunkInput(1.0, 2.0, (_frame(1),), "can you explain this", audio=_audio(1))]
     decisions = [backend.decide(c) for c in chunks]
     prompt = "<|im_start|>assistant\n"  # the decision is made here; a reply may follow
     fed_text = backend._fed[:backend._fed.rindex(prompt) + len(prompt)]
     full = TransformersBackend(TransformersConfig(str(model_dirs[family])), loaded=backend.loaded)
     images = [c.images[0] for c in chunks]
-    encoded = full._adapter.encode(tuple(images))
+    encoded = full._adapter.encode(tuple(images), None)
+    if family == "omni":  # the thinker hears too: both seconds' audio, one placeholder each
+        assert "<|AUDIO|>" in fed_text
+        per_second = [full._adapter.encode((), c.audio) for c in chunks]
+        encoded.audio_expansions = [e.audio_expansions[0] for e in per_second]
+        feats = [e.tensors for e in per_second]
+        encoded.tensors["input_features"] = torch.cat([f["input_features"] for f in feats])
+        encoded.tensors["feature_attention_mask"] = torch.cat(
+            [f["feature_attention_mask"] for f in feats])
     ids = full.loaded.tokenizer(full._expand(fed_text, encoded), add_special_tokens=False).input_ids
     model = full.loaded.model
     input_ids = torch.tensor([ids])
@@ -215,8 +230,9 @@ def test_incremental_cache_matches_a_full_pass(model_dirs, family):
         types = torch.tensor([[int(i == full._adapter.image_token_id) for i in ids]])
         ref_pos, _ = model.model.get_rope_index(input_ids, types, encoded.tensors["image_grid_thw"])
     else:
-        ref_pos, _ = model.model.get_rope_index(input_ids, encoded.tensors["image_grid_thw"], None,
-                                                torch.ones_like(input_ids))
+        ref_pos, _ = model.model.get_rope_index(
+            input_ids, encoded.tensors["image_grid_thw"], None, torch.ones_like(input_ids),
+            False, encoded.tensors["feature_attention_mask"].sum(-1))
     mine, _ = mrope_positions(ids, full._adapter.image_token_id, encoded.grids, full._adapter.merge, 0)
     assert np.array_equal(ref_pos[:, 0].numpy(), mine)
     with torch.inference_mode():

@@ -37,7 +37,8 @@ class ChunkInput:
     ``images`` are RGB uint8 arrays (H, W, 3); ``words`` is what the user said in the
     second ("" for silence); ``assistant_speaking`` says the assistant's own audio was
     playing; ``notes`` are short lines the model should know (a delegated result that
-    arrived, an overlap classification).
+    arrived, an overlap classification); ``audio`` is the second's 16 kHz mono audio,
+    for backends that hear (the Omni thinker; servers with ``send_audio``), else None.
     """
 
     start: float
@@ -46,6 +47,7 @@ class ChunkInput:
     words: str = ""
     assistant_speaking: bool = False
     notes: tuple[str, ...] = ()
+    audio: np.ndarray | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)

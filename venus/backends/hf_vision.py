@@ -19,17 +19,19 @@ import numpy as np
 
 from venus.backends.images import fit_within
 
-__all__ = ["EncodedImages", "QwenAdapter", "SmolVLMAdapter", "TextAdapter", "make_adapter",
+__all__ = ["EncodedInputs", "QwenAdapter", "SmolVLMAdapter", "TextAdapter", "make_adapter",
            "mrope_positions"]
 
 
 @dataclass
-class EncodedImages:
-    """Pixel inputs for the images of one message and each one's placeholder expansion."""
+class EncodedInputs:
+    """Model inputs for the frames (and audio) of one message, and the text each
+    placeholder expands to: ``expansions`` per image, ``audio_expansions`` per audio."""
 
     expansions: list[str] = field(default_factory=list)
     tensors: dict[str, Any] = field(default_factory=dict)
     grids: list[tuple[int, int, int]] = field(default_factory=list)
+    audio_expansions: list[str] = field(default_factory=list)
 
 
 def mrope_positions(ids: list[int], image_token_id: int, grids: list[tuple[int, int, int]],
@@ -63,18 +65,21 @@ class TextAdapter:
 
     family = "text"
     sees_images = False
-    image_token = ""
+    hears_audio = False
+    image_token = audio_token = ""
     uses_mrope = False
 
-    def encode(self, images: tuple[np.ndarray, ...]) -> EncodedImages:
-        return EncodedImages()
+    def encode(self, images: tuple[np.ndarray, ...], audio: np.ndarray | None = None
+               ) -> EncodedInputs:
+        return EncodedInputs()
 
-    def forward_kwargs(self, ids: list[int], encoded: EncodedImages) -> dict[str, Any]:
+    def forward_kwargs(self, ids: list[int], encoded: EncodedInputs) -> dict[str, Any]:
         return {}
 
 
 class QwenAdapter:
-    """Qwen2.5-VL / Qwen2-VL / Qwen2.5-Omni thinker: patch-flattened pixels + M-RoPE."""
+    """Qwen2.5-VL / Qwen2-VL / Qwen2.5-Omni thinker: patch-flattened pixels + M-RoPE; the
+    Omni thinker also hears: Whisper log-mel features of the second's audio."""
 
     sees_images = True
     uses_mrope = True
@@ -88,27 +93,44 @@ class QwenAdapter:
         self.family = loaded.family
         vision = cfg.vision_config
         self.merge = int(vision.spatial_merge_size)
-        token_id = getattr(cfg, "image_token_id", None)
-        if token_id is None:
-            token_id = cfg.image_token_index  # the Omni thinker's name for it
-        self.image_token_id = int(token_id)
+        self.image_token_id = int(_first(cfg, "image_token_id", "image_token_index"))
         self.image_token = loaded.tokenizer.convert_ids_to_tokens(self.image_token_id)
         factor = int(vision.patch_size) * self.merge
         self.processor = Qwen2VLImageProcessorPil(
             patch_size=int(vision.patch_size), merge_size=self.merge,
             temporal_patch_size=int(vision.temporal_patch_size),
             min_pixels=factor * factor, max_pixels=max(factor * factor, max_pixels))
+        self.hears_audio = self.family == "omni" and hasattr(cfg, "audio_config")
+        self.audio_token = ""
+        if self.hears_audio:
+            from transformers import WhisperFeatureExtractor
 
-    def encode(self, images: tuple[np.ndarray, ...]) -> EncodedImages:
-        if not images:
-            return EncodedImages()
-        out = self.processor(images=[fit_within(im, 4096) for im in images], return_tensors="pt")
-        grids = [tuple(int(v) for v in g) for g in out["image_grid_thw"]]
-        expansions = [self.image_token * (t * h * w // self.merge ** 2) for t, h, w in grids]
-        return EncodedImages(expansions, {"pixel_values": out["pixel_values"],
-                                          "image_grid_thw": out["image_grid_thw"]}, grids)
+            self.audio_token = loaded.tokenizer.convert_ids_to_tokens(
+                int(_first(cfg, "audio_token_id", "audio_token_index")))
+            self.features = WhisperFeatureExtractor(
+                feature_size=int(cfg.audio_config.num_mel_bins), sampling_rate=16_000)
 
-    def forward_kwargs(self, ids: list[int], encoded: EncodedImages) -> dict[str, Any]:
+    def encode(self, images: tuple[np.ndarray, ...], audio: np.ndarray | None = None
+               ) -> EncodedInputs:
+        out = EncodedInputs()
+        if images:
+            px = self.processor(images=[fit_within(im, 4096) for im in images],
+                                return_tensors="pt")
+            out.grids = [tuple(int(v) for v in g) for g in px["image_grid_thw"]]
+            out.expansions = [self.image_token * (t * h * w // self.merge ** 2)
+                              for t, h, w in out.grids]
+            out.tensors.update(pixel_values=px["pixel_values"], image_grid_thw=px["image_grid_thw"])
+        if self.hears_audio and audio is not None and len(audio):
+            feats = self.features(audio, sampling_rate=16_000, padding="longest",
+                                  return_attention_mask=True, return_tensors="pt")
+            frames = int(feats["attention_mask"].sum())
+            tokens = ((frames - 1) // 2 + 1 - 2) // 2 + 1  # the audio tower's two poolings
+            out.audio_expansions = [self.audio_token * tokens]
+            out.tensors.update(input_features=feats["input_features"],
+                               feature_attention_mask=feats["attention_mask"])
+        return out
+
+    def forward_kwargs(self, ids: list[int], encoded: EncodedInputs) -> dict[str, Any]:
         import torch
 
         if self.family != "qwen_vl":
@@ -117,11 +139,22 @@ class QwenAdapter:
         return {**encoded.tensors, "mm_token_type_ids": types}
 
 
+def _first(config: Any, *names: str) -> Any:
+    """The first of ``names`` the config has (checkpoints name the same id differently)."""
+    for name in names:
+        value = getattr(config, name, None)
+        if value is not None:
+            return value
+    raise AttributeError(f"{type(config).__name__} has none of {names}")
+
+
 class SmolVLMAdapter:
     """SmolVLM / Idefics3: one global image per frame (no tiling: one frame a second)."""
 
     family = "smolvlm"
     sees_images = True
+    hears_audio = False
+    audio_token = ""
     uses_mrope = False
 
     def __init__(self, loaded) -> None:
@@ -147,17 +180,18 @@ class SmolVLMAdapter:
             do_image_splitting=False, size={"longest_edge": side},
             max_image_size={"longest_edge": side})
 
-    def encode(self, images: tuple[np.ndarray, ...]) -> EncodedImages:
+    def encode(self, images: tuple[np.ndarray, ...], audio: np.ndarray | None = None
+               ) -> EncodedInputs:
         if not images:
-            return EncodedImages()
+            return EncodedInputs()
         out = self.processor(images=[list(images)], return_tensors="pt")
         one = f"{self.wrapper}{self.global_token}{self.image_token * self.seq_len}{self.wrapper}"
         tensors = {"pixel_values": out["pixel_values"]}
         if "pixel_attention_mask" in out:
             tensors["pixel_attention_mask"] = out["pixel_attention_mask"]
-        return EncodedImages([one] * len(images), tensors)
+        return EncodedInputs([one] * len(images), tensors)
 
-    def forward_kwargs(self, ids: list[int], encoded: EncodedImages) -> dict[str, Any]:
+    def forward_kwargs(self, ids: list[int], encoded: EncodedInputs) -> dict[str, Any]:
         return dict(encoded.tensors)
 
 

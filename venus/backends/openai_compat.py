@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from venus.backends.base import BackendDecision, BackendError, ChunkInput
-from venus.backends.images import jpeg_data_url
+from venus.backends.images import jpeg_data_url, wav_base64
 from venus.backends.prompt import (
     assistant_message_text,
     chunk_message_text,
@@ -47,6 +47,8 @@ class OpenAICompatibleConfig:
     frames only for the last ``image_chunks`` of them (images dominate the prompt).
     ``extra_body`` is merged into every request (for example
     ``{"skip_special_tokens": False}`` so vLLM keeps the control tokens in its output).
+    ``send_audio`` adds the newest second's audio as an ``input_audio`` part (base64
+    WAV), for servers of models that hear (vLLM serving Qwen2.5-Omni, for example).
     """
 
     base_url: str = "http://127.0.0.1:8000/v1"
@@ -64,6 +66,7 @@ class OpenAICompatibleConfig:
     assistant_name: str = "Venus"
     system_extra: str = ""
     extra_body: Mapping[str, Any] = field(default_factory=dict)
+    send_audio: bool = False
 
     @property
     def url(self) -> str:
@@ -77,6 +80,7 @@ class _Turn:
     text: str
     images: tuple[str, ...]  # data URLs, encoded once
     reply: str = ""
+    audio: str | None = None  # base64 WAV; only the newest second's is ever sent
 
 
 class OpenAICompatibleBackend:
@@ -114,7 +118,9 @@ class OpenAICompatibleBackend:
     def decide(self, chunk: ChunkInput) -> BackendDecision:
         c = self.config
         images = tuple(jpeg_data_url(im, c.max_image_side, c.jpeg_quality) for im in chunk.images)
-        turn = _Turn(chunk_message_text(chunk), images)
+        audio = (wav_base64(chunk.audio) if c.send_audio and chunk.audio is not None
+                 and len(chunk.audio) else None)
+        turn = _Turn(chunk_message_text(chunk), images, audio=audio)
         began = time.perf_counter()
         body = self.request_body(turn)
         reply = self._stream(body) if c.stream else self._complete(body)
@@ -138,6 +144,9 @@ class OpenAICompatibleBackend:
             parts: list[dict[str, Any]] = [
                 {"type": "image_url", "image_url": {"url": url}}
                 for url in (t.images if i in with_images else ())]
+            if t.audio is not None and i == len(turns) - 1:
+                parts.append({"type": "input_audio",
+                              "input_audio": {"data": t.audio, "format": "wav"}})
             parts.append({"type": "text", "text": t.text})
             out.append({"role": "user", "content": parts})
             if t.reply:

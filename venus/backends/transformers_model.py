@@ -25,7 +25,7 @@ from typing import Any
 
 from venus.backends.base import BackendDecision, BackendError, ChunkInput
 from venus.backends.hf_loading import LoadedModel, load_model
-from venus.backends.hf_vision import EncodedImages, make_adapter, mrope_positions
+from venus.backends.hf_vision import EncodedInputs, make_adapter, mrope_positions
 from venus.backends.prompt import chunk_message_text, system_prompt
 from venus.events import ControlToken
 
@@ -45,7 +45,8 @@ class TransformersConfig:
     ``model_path`` is a local directory (never a Hub id: nothing is downloaded).
     ``dtype`` ``auto`` is float32 on CPU and bfloat16 on CUDA. ``max_new_tokens``
     bounds each spoken reply; ``max_image_pixels`` bounds a frame for the Qwen
-    families (SmolVLM uses its encoder's own size).
+    families (SmolVLM uses its encoder's own size); ``send_audio`` gives the second's
+    audio to models that hear (the Omni thinker) besides the transcribed words.
     """
 
     model_path: str
@@ -57,6 +58,7 @@ class TransformersConfig:
     max_context_tokens: int = 8192
     keep_chunks: int = 8
     max_image_pixels: int = 448 * 448
+    send_audio: bool = True
 
 
 class TransformersBackend:
@@ -95,10 +97,11 @@ class TransformersBackend:
     def context_tokens(self) -> int:
         return self._cached
 
-    def _content(self, text: str, images: int = 0) -> Any:
+    def _content(self, text: str, images: int = 0, audio: bool = False) -> Any:
         if not self._adapter.sees_images:
             return text
-        return [{"type": "image"}] * images + [{"type": "text", "text": text}]
+        return ([{"type": "image"}] * images + [{"type": "audio"}] * audio
+                + [{"type": "text", "text": text}])
 
     def _render(self, generation_prompt: bool) -> str:
         return self.loaded.tokenizer.apply_chat_template(
@@ -122,9 +125,10 @@ class TransformersBackend:
 
         began = time.perf_counter()
         images = chunk.images if self._adapter.sees_images else ()
-        encoded = self._adapter.encode(images)
-        self._messages.append(
-            {"role": "user", "content": self._content(chunk_message_text(chunk), len(images))})
+        audio = chunk.audio if self.config.send_audio and self._adapter.hears_audio else None
+        encoded = self._adapter.encode(images, audio)
+        self._messages.append({"role": "user", "content": self._content(
+            chunk_message_text(chunk), len(images), bool(encoded.audio_expansions))})
         with torch.inference_mode():
             logits = self._feed_new_text(encoded)
             scores = {t.value: float(logits[i]) for t, i in self._control.items()}
@@ -135,7 +139,7 @@ class TransformersBackend:
             self._messages.append({"role": "assistant", "content": self._content(token.value)})
         return BackendDecision(token, text, scores, time.perf_counter() - began)
 
-    def _feed_new_text(self, encoded: EncodedImages):
+    def _feed_new_text(self, encoded: EncodedInputs):
         rendered = self._render(generation_prompt=True)
         if not rendered.startswith(self._fed):
             logger.debug("chat template is not prefix-stable here; rebuilding the context")
@@ -149,21 +153,20 @@ class TransformersBackend:
         self._fed = rendered
         return self._forward(ids, encoded)
 
-    def _expand(self, piece: str, encoded: EncodedImages) -> str:
-        """Replace each image placeholder in ``piece`` with its image's tokens."""
-        if not encoded.expansions:
-            return piece
-        marker = self._adapter.image_token
-        parts = piece.split(marker)
-        if len(parts) - 1 != len(encoded.expansions):
-            raise BackendError(
-                f"the chat template of {self.loaded.path} rendered {len(parts) - 1} image "
-                f"placeholders ({marker}) for {len(encoded.expansions)} frames; use the model's "
-                f"own tokenizer and chat template")
-        out = parts[0]
-        for expansion, rest in zip(encoded.expansions, parts[1:]):
-            out += expansion + rest
-        return out
+    def _expand(self, piece: str, encoded: EncodedInputs) -> str:
+        """Replace each image/audio placeholder in ``piece`` with its tokens."""
+        for marker, expansions in ((self._adapter.image_token, encoded.expansions),
+                                   (self._adapter.audio_token, encoded.audio_expansions)):
+            if not expansions:
+                continue
+            parts = piece.split(marker)
+            if len(parts) - 1 != len(expansions):
+                raise BackendError(
+                    f"the chat template of {self.loaded.path} rendered {len(parts) - 1} "
+                    f"placeholders {marker} for {len(expansions)} inputs; use the model's own "
+                    f"tokenizer and chat template")
+            piece = parts[0] + "".join(e + rest for e, rest in zip(expansions, parts[1:]))
+        return piece
 
     def _rebuild(self) -> str:
         """Drop the cache; keep the system prompt and the last seconds, frames only for now."""
@@ -173,12 +176,12 @@ class TransformersBackend:
         self._cache, self._cached, self._fed, self._next_pos = None, 0, "", 0
         return self._render(generation_prompt=True)
 
-    def _forward(self, ids: list[int], encoded: EncodedImages | None = None):
+    def _forward(self, ids: list[int], encoded: EncodedInputs | None = None):
         import torch
 
         if not ids:
             raise BackendError("nothing new to feed the model; this is a bug in the prompt diff")
-        encoded = encoded or EncodedImages()
+        encoded = encoded or EncodedInputs()
         kwargs: dict[str, Any] = {"input_ids": torch.tensor([ids], device=self.loaded.model.device),
                                   "use_cache": True, self._cache_arg: self._cache}
         if self._adapter.uses_mrope:
@@ -217,5 +220,5 @@ class TransformersBackend:
 def _text_only(message: dict[str, Any]) -> dict[str, Any]:
     content = message["content"]
     if isinstance(content, list):
-        content = [p for p in content if p.get("type") != "image"]
+        content = [p for p in content if p.get("type") not in ("image", "audio")]
     return {**message, "content": content}

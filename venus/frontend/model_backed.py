@@ -70,7 +70,8 @@ class ModelFrontend:
         frame = self.perception.feed(chunk)
         words = self._new_words(frame)
         images = tuple(f.image for f in chunk.frames[-self.max_frames:]) if self.max_frames else ()
-        item = ChunkInput(chunk.start, chunk.end, images, words, view.speaking, self._notes(view))
+        item = ChunkInput(chunk.start, chunk.end, images, words, view.speaking, self._notes(view),
+                          audio=chunk.audio if chunk.has_audio else None)
         perceived = _perceived(frame)
         try:
             decided = self.backend.decide(item)
