@@ -104,3 +104,13 @@ def test_calibration_ignores_quieter_speech_and_follows_the_user():
 def test_bad_thresholds_are_a_config_error():
     with pytest.raises(ConfigError, match="offset_threshold"):
         PerceptionConfig(onset_threshold=0.3, offset_threshold=0.5)
+
+
+def test_exported_names_resolve():
+    import venus.backends
+    import venus.perception
+
+    for module in (venus.perception, venus.backends):
+        assert sorted(module.__all__) == sorted(set(module.__all__))
+        for name in module.__all__:
+            assert getattr(module, name) is not None, (module.__name__, name)

@@ -171,3 +171,13 @@ def test_face_detector_loads_offline_and_finds_no_face_in_a_slide():
     for name in ("sunset", "checkerboard", "night-sky", "forest", "ocean"):
         assert detector.detect(draw_scene(name, (640, 360))) == []
     assert detector.facing_camera(_face_image())
+
+
+def test_a_jump_in_media_time_restarts_the_stream():
+    perception = UserPerception(PerceptionConfig(partials=False), faces=False)
+    speech = EspeakSynthesizer().synthesize("Hello there, how are you", voice=VOICES[0]).audio
+    audio = np.pad(speech, (0, 2 * SAMPLE_RATE))[:SAMPLE_RATE]
+    assert perception.feed(VideoChunk(0, 0.0, 1.0, (), audio)).speaking
+    later = perception.feed(VideoChunk(7, 30.0, 31.0, (), np.zeros(SAMPLE_RATE, np.float32)))
+    assert not later.speaking and later.boundaries == ()
+    assert not perception.speaking

@@ -101,6 +101,12 @@ class UserPerception:
     # -- per chunk -----------------------------------------------------------------
     def feed(self, chunk: VideoChunk) -> PerceptionFrame:
         audio = as_audio(chunk.audio)
+        if self._origin is not None and abs(chunk.start - self._audio.end) > 0.5 / SAMPLE_RATE:
+            # A gap or a jump (a resumed or seeked source): the stream state no longer
+            # lines up with media time, so start the stream afresh at this chunk.
+            logger.info("chunk %d starts at %.3f s, not %.3f s: restarting the stream",
+                        chunk.index, chunk.start, self._audio.end)
+            self.reset()
         if self._origin is None:
             self._origin = chunk.start - self._vad.position
         self._audio.append(chunk.start, audio)
@@ -149,7 +155,7 @@ class UserPerception:
 
     @staticmethod
     def _origin_fix(t: float) -> float:
-        return round(t, 6)  # keep window times free of float drift over an hour
+        return round(t, 6)  # window times on the 32 ms grid, free of float noise
 
     def _finish(self, start: float, end: float, closed: bool = True) -> tuple[Word, ...]:
         pad = self.config.asr_pad_s
