@@ -44,7 +44,9 @@ class OpenAICompatibleConfig:
     ``base_url`` ends in ``/v1`` (vLLM/SGLang ``http://host:8000/v1``, llama.cpp
     ``http://host:8080/v1``, Ollama ``http://host:11434/v1``); ``model`` is the served
     model name. ``history_chunks`` seconds of past messages are resent each second, but
-    frames only for the last ``image_chunks`` of them (images dominate the prompt).
+    frames only for the last ``image_chunks`` of them (images dominate the prompt); the
+    servers' prefix caching (on by default in vLLM and SGLang) makes the resent history
+    cheap, since each request extends the previous one.
     ``extra_body`` is merged into every request (for example
     ``{"skip_special_tokens": False}`` so vLLM keeps the control tokens in its output).
     ``send_audio`` adds the newest second's audio as an ``input_audio`` part (base64

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +30,9 @@ from venus.perception.prosody import LoudnessCalibration, estimate_f0, rms_db, w
 from venus.perception.speech import WINDOW_SECONDS, AudioWindow, SpeechTracker
 from venus.perception.transcription import RegionTranscriber
 from venus.perception.types import AddresseeCues, PerceptionFrame, Prosody, SpeechBoundary
+
+if TYPE_CHECKING:
+    from memory.models.vad import SileroSpeechDetector
 
 __all__ = ["UserPerception"]
 
@@ -54,7 +58,8 @@ class UserPerception:
     context is set), ``face_detector`` a `FaceDetector` (``faces=False`` skips faces).
     """
 
-    def __init__(self, config: PerceptionConfig | None = None, *, detector=None,
+    def __init__(self, config: PerceptionConfig | None = None, *,
+                 detector: SileroSpeechDetector | None = None,
                  transcriber: Transcriber | None = None, embedder: TextEmbedder | None = None,
                  face_detector: FaceDetector | None = None, faces: bool = True) -> None:
         self.config = config or PerceptionConfig()
