@@ -192,12 +192,17 @@ def test_reply_without_token_and_stripped_tokens(server):
 
 
 def test_history_is_bounded_and_reset(server):
-    with _backend(server, history_chunks=3, stream=False) as backend:
-        for i in range(6):
+    with _backend(server, history_chunks=4, stream=False) as backend:
+        for i in range(12):
             backend.decide(ChunkInput(float(i), i + 1.0, (_frame(),), f"word{i}"))
+        kept = [len([m for m in r["messages"] if m["role"] == "user"]) - 1
+                for r in server.requests]
+        assert max(kept) <= 4 and kept[:7] == [0, 1, 2, 3, 4, 3, 4]  # the oldest half goes at once
         users = [m for m in server.requests[-1]["messages"] if m["role"] == "user"]
-        assert len(users) == 4  # three kept seconds plus the new one
         assert sum(p["type"] == "image_url" for m in users for p in m["content"]) == 1
+        # Between drops, each request repeats the previous one's text-only prefix.
+        a, b = server.requests[5]["messages"], server.requests[6]["messages"]
+        assert b[:len(a) - 1] == a[:-1]
         backend.reset()
         backend.decide(ChunkInput(6.0, 7.0))
     assert len(server.requests[-1]["messages"]) == 2

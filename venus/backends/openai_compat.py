@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections import deque
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -44,9 +43,11 @@ class OpenAICompatibleConfig:
     ``base_url`` ends in ``/v1`` (vLLM/SGLang ``http://host:8000/v1``, llama.cpp
     ``http://host:8080/v1``, Ollama ``http://host:11434/v1``); ``model`` is the served
     model name. ``history_chunks`` seconds of past messages are resent each second, but
-    frames only for the last ``image_chunks`` of them (images dominate the prompt); the
-    servers' prefix caching (on by default in vLLM and SGLang) makes the resent history
-    cheap, since each request extends the previous one.
+    frames only for the last ``image_chunks`` of them (images dominate the prompt). The
+    system prompt and the older, text-only seconds repeat unchanged from one request to
+    the next, so the servers' prefix caching (on by default in vLLM and SGLang) reuses
+    them; for the same reason a full history drops its oldest half at once rather than
+    one second per request (which would change the prefix every time).
     ``extra_body`` is merged into every request (for example
     ``{"skip_special_tokens": False}`` so vLLM keeps the control tokens in its output).
     ``send_audio`` adds the newest second's audio as an ``input_audio`` part (base64
@@ -101,7 +102,7 @@ class OpenAICompatibleBackend:
         self._own_client = client is None
         self._client = client or httpx.Client(
             timeout=httpx.Timeout(c.timeout_s, connect=c.connect_timeout_s), headers=headers)
-        self._turns: deque[_Turn] = deque(maxlen=max(1, c.history_chunks))
+        self._turns: list[_Turn] = []
 
     def reset(self) -> None:
         self._turns.clear()
@@ -132,6 +133,8 @@ class OpenAICompatibleBackend:
             token = ControlToken.SPEAK if text else ControlToken.LISTEN
         if token is not ControlToken.SPEAK:
             text = ""
+        if len(self._turns) >= max(1, self.config.history_chunks):
+            del self._turns[:max(1, len(self._turns) // 2)]
         self._turns.append(_Turn(turn.text, turn.images, assistant_message_text(token, text)))
         return BackendDecision(token, text, latency_s=time.perf_counter() - began)
 
