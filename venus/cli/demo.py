@@ -1,25 +1,31 @@
 """``venus demo``: the main job on the embedded defaults.
 
-Makes the sample lecture if it is missing, streams it in one-second chunks through
-`venus.demo.StreamWatcher`, prints a per-chunk log, then answers questions about what was
-seen and heard, with timestamps.
+Makes the sample lecture if it is missing, streams it in one-second chunks into a
+`memory.VideoMemory` (VAD + Whisper on speech, OCR on changed frames, MiniLM + FAISS),
+prints a line per chunk and each stretch of video as it is committed, then answers
+questions about what was seen and heard, with timestamps and key frames.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="stream the sample lecture (or a video) and answer questions",
-                       description="Stream a video in one-second chunks, transcribe and read it "
+                       description="Stream a video in one-second chunks into the video memory "
                        "with the embedded models, then answer questions about it.")
     p.add_argument("video", nargs="?", help="a video file (default: the sample lecture)")
     p.add_argument("--minutes", type=float, default=3.0,
                    help="length of the sample lecture to make if missing (default 3)")
     p.add_argument("--samples", default="samples", help="folder for sample media (default samples/)")
+    p.add_argument("--memory", metavar="DIR",
+                   help="keep the memory in DIR (reopened and resumed if it exists; "
+                   "default: a temporary folder)")
     p.add_argument("-q", "--question", action="append", default=[],
                    help="a question to ask at the end (repeatable; default: three about the lecture)")
     p.add_argument("--quiet", action="store_true", help="no per-chunk log, only the answers")
@@ -27,67 +33,95 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    path, questions = _input(args)
+    with tempfile.TemporaryDirectory(prefix="venus-demo-") as tmp:
+        mem = _memory(args.memory or str(Path(tmp) / "memory"))
+        started = time.perf_counter()
+        _stream(mem, path, quiet=args.quiet)
+        elapsed = time.perf_counter() - started
+        stats = mem.stats()
+        print(f"\nWatched {_clock(mem.duration)} of video in {elapsed:.0f} s "
+              f"({mem.duration / max(elapsed, 1e-9):.1f}x real time): "
+              f"{stats.get('segments', 0)} segments, {stats.get('keyframes', 0)} key frames.\n")
+        for q in questions or ["What was this video about?"]:
+            _print_answer(mem.answer(q, at=mem.duration))
+    return 0
+
+
+def _input(args: argparse.Namespace) -> tuple[str, list[str]]:
+    questions = list(args.question)
+    if args.video is not None:
+        return args.video, questions
     from memory.samples import make_lecture
     from memory.samples.topics import QUESTIONS
-    from memory.video import open_video
-    from venus.demo import StreamWatcher
 
-    questions = list(args.question)
-    path = args.video
-    if path is None:
-        print(f"Preparing the {args.minutes:g}-minute sample lecture ...", flush=True)
-        files = make_lecture(args.minutes, 0, f"{args.samples}/lecture-{args.minutes:g}min",
-                             progress=not args.quiet)
-        path = str(files.video)
-        if not questions:
-            slides = files.truth["slides"]
-            picks = [slides[0], slides[len(slides) // 2], slides[-1]]
-            questions = [QUESTIONS[s["title"].split(" (review")[0]] for s in picks]
+    print(f"Preparing the {args.minutes:g}-minute sample lecture ...", flush=True)
+    files = make_lecture(args.minutes, 0, f"{args.samples}/lecture-{args.minutes:g}min",
+                         progress=not args.quiet)
+    if not questions:
+        slides = files.truth["slides"]
+        picks = [slides[0], slides[len(slides) // 2], slides[-1]]
+        questions = [QUESTIONS[s["title"].split(" (review")[0]] for s in picks]
+    return str(files.video), questions
+
+
+def _memory(directory: str):
+    from memory import VideoMemory
+
+    if (Path(directory) / "VERSION").exists():
+        return VideoMemory.open(directory)
+    return VideoMemory.create(directory)
+
+
+def _stream(mem, path: str, quiet: bool) -> None:
+    from memory.audio import rms_db
+    from memory.video import open_video
+
     print("Loading the embedded models (VAD, Whisper tiny.en, OCR, MiniLM) ...", flush=True)
-    watcher = StreamWatcher()
-    started = time.perf_counter()
-    with open_video(path, fps=1.0) as source:
+    shown_until = mem.duration
+    with open_video(path, fps=1.0, start=float(mem.next_index)) as source:
         print(f"Streaming {path} ({source.info.duration:.0f} s) in one-second chunks\n", flush=True)
         for chunk in source:
-            report = watcher.add(chunk)
-            if not args.quiet:
-                _print_chunk(report)
-    for note in watcher.finish():
-        if not args.quiet:
-            print(f"          heard {_clock(note.start)}-{_clock(note.end)}: {note.text}")
-    elapsed = time.perf_counter() - started
-    print(f"\nWatched {_clock(watcher.now)} of video in {elapsed:.0f} s "
-          f"({watcher.now / max(elapsed, 1e-9):.1f}x real time); {len(watcher.notes)} notes.\n")
-    for q in questions or ["What was this video about?"]:
-        _print_answer(q, watcher)
-    return 0
+            committed = mem.add(chunk)
+            if quiet:
+                continue
+            level = rms_db(chunk.audio) if chunk.has_audio else -100.0
+            bar = "#" * max(0, min(10, int((level + 60) / 5)))
+            print(f"[{_clock(chunk.start)}] audio {bar:<10} {level:6.1f} dB"
+                  + (f"   committed {committed} s" if committed else ""))
+            if committed:
+                shown_until = _print_segments(mem, shown_until)
+    mem.finish()
+    if not quiet:
+        _print_segments(mem, shown_until)
+    sys.stdout.flush()
+
+
+def _print_segments(mem, since: float) -> float:
+    """Print the segments closed since ``since``; return the new high-water mark."""
+    for m in mem.moments(since, mem.duration):
+        if m.level != "segment":
+            continue
+        print(f"          {m.span()}  heard: {_short(m.transcript)}")
+        if m.ocr_text:
+            print(f"          {' ' * len(m.span())}  read:  {_short(m.ocr_text)}")
+        since = max(since, m.end)
+    return since
+
+
+def _print_answer(answer) -> None:
+    print(f"Q: {answer.question}  (asked at {_clock(answer.asked_at or 0)})")
+    print(f"A: {answer.text}")
+    for m in answer.citations:
+        frame = f"  key frame {m.keyframe}" if m.keyframe else ""
+        print(f"   - [{m.span()}] {_short(m.transcript or m.text, 90)}{frame}")
+    print()
+
+
+def _short(text: str, width: int = 100) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _clock(t: float) -> str:
     return f"{int(t) // 60:02d}:{int(t) % 60:02d}"
-
-
-def _print_chunk(report) -> None:
-    c = report.chunk
-    bar = "#" * int(round(report.speech_s * 10))
-    line = f"[{_clock(c.start)}] speech {bar:<10}"
-    if report.key_frame:
-        line += "  new frame"
-    print(line)
-    for note in report.notes:
-        verb = "heard" if note.kind == "said" else "read "
-        span = _clock(note.start) if note.kind == "shown" else f"{_clock(note.start)}-{_clock(note.end)}"
-        print(f"          {verb} {span}: {note.text}")
-    sys.stdout.flush()
-
-
-def _print_answer(question: str, watcher) -> None:
-    print(f"Q: {question}  (asked at {_clock(watcher.now)})")
-    hits = watcher.ask(question, k=3)
-    if not hits:
-        print("A: nothing seen or heard yet.\n")
-        return
-    for rank, (score, note) in enumerate(hits, 1):
-        where = "said" if note.kind == "said" else "on screen"
-        print(f"   {rank}. [{_clock(note.start)}] ({where}, score {score:.2f}) {note.text}")
-    print()
