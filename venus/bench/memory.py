@@ -44,7 +44,12 @@ def _warm(models) -> None:
     models.get("embedder").embed(["warm up"])
     models.get("vad").detect(silence)
     models.get("asr").transcribe(silence)
-    models.get("ocr").read(np.full((360, 640, 3), 255, np.uint8))
+    from PIL import Image, ImageDraw, ImageFont
+
+    page = Image.new("RGB", (640, 360), "white")  # with text, so recognition loads too
+    ImageDraw.Draw(page).text((40, 60), "Warm up", fill="black",
+                              font=ImageFont.load_default(size=32))
+    models.get("ocr").read(np.asarray(page))
     models.get("answerer")
 
 
