@@ -1,0 +1,181 @@
+"""AudioSpeechOutput with the real eSpeak voice, and the echo canceller, on session time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory.media import SAMPLE_RATE
+from memory.models import EspeakSynthesizer
+from venus.runtime import PlaybackStatus, SpeechOutput, Utterance
+from venus.speech import AudioSpeechOutput, EchoCanceller, split_pieces
+
+TEXT = ("Photosynthesis turns light into sugar. Chlorophyll absorbs red and blue light, "
+        "and reflects green, which is why leaves look green to us.")
+
+
+class _Memo:
+    """The real eSpeak voice, memoised: eSpeak's samples vary a little from call to call,
+    and the comparisons below need the same audio for the same piece."""
+
+    def __init__(self) -> None:
+        self._tts = EspeakSynthesizer()
+        self._done: dict = {}
+
+    def synthesize(self, text, voice=None, rate=None, pitch=None):
+        key = (text, voice, rate, pitch)
+        if key not in self._done:
+            self._done[key] = self._tts.synthesize(text, voice, rate, pitch)
+        return self._done[key]
+
+
+@pytest.fixture(scope="module")
+def tts():
+    return _Memo()
+
+
+def _out(tts) -> AudioSpeechOutput:
+    return AudioSpeechOutput(synthesizer=tts)
+
+
+def _sample(t: float) -> int:
+    return int(round(t * SAMPLE_RATE))
+
+
+def test_implements_the_runtime_protocol(tts):
+    assert isinstance(_out(tts), SpeechOutput)
+
+
+def test_stop_is_silent_from_the_decision_sample(tts):
+    out = _out(tts)
+    out.queue(Utterance("u1", TEXT), 0.5)
+    assert [r.status for r in out.poll(1.0)] == [PlaybackStatus.STARTED]
+    reports = out.stop(1.7371)
+    assert [(r.utterance_id, r.status) for r in reports] == [("u1", PlaybackStatus.STOPPED)]
+    assert reports[0].time == pytest.approx(1.7371, abs=1 / SAMPLE_RATE)
+    wave = out.waveform(4.0)
+    cut = _sample(1.7371)
+    assert np.abs(wave[:_sample(0.5)]).max() == 0.0  # nothing before it was queued
+    assert np.abs(wave[_sample(0.6):cut]).max() > 0.05
+    assert np.abs(wave[cut + _sample(0.02):]).max() == 0.0  # within one 20 ms frame: at once
+    assert not out.busy and out.poll(5.0) == []
+
+
+def test_flush_drops_everything_queued_atomically(tts):
+    out = _out(tts)
+    for i in range(3):
+        out.queue(Utterance(f"u{i}", f"Sentence number {i} of the answer."), 0.0)
+    out.poll(0.5)
+    reports = out.flush(0.9)
+    assert [(r.utterance_id, r.status) for r in reports] == [
+        ("u0", PlaybackStatus.STOPPED), ("u1", PlaybackStatus.STOPPED), ("u2", PlaybackStatus.STOPPED)]
+    assert [r.heard_fraction for r in reports][1:] == [0.0, 0.0]
+    assert out.poll(20.0) == [] and not out.busy
+    assert np.abs(out.waveform(20.0)[_sample(0.9):]).max() == 0.0
+
+
+def test_word_level_acknowledgement_of_what_was_heard(tts):
+    out = _out(tts)
+    out.queue(Utterance("u1", TEXT), 0.0)
+    out.poll(1.0)
+    out.stop(2.0)
+    heard = out.heard["u1"]
+    assert heard.status is PlaybackStatus.STOPPED
+    words = TEXT.split()
+    n = len(heard.heard_text.split())
+    assert 2 <= n < len(words) and heard.heard_text == " ".join(words[:n])
+    assert heard.unheard_text == " ".join(words[n:])
+    assert heard.fraction == pytest.approx(n / len(words))
+    # The first piece alone (word timings from the TTS) takes at least as long as was played.
+    first = tts.synthesize(split_pieces(TEXT)[0], out.options.voice, out.options.rate)
+    assert first.words[min(n, len(first.words)) - 1].end <= 2.0 + 1e-6 or n > len(first.words)
+
+
+def test_finished_only_when_the_last_sample_played(tts):
+    out = _out(tts)
+    out.queue(Utterance("u1", "Short answer."), 0.0)
+    duration = tts.synthesize("Short answer.", out.options.voice, out.options.rate).duration
+    reports = out.poll(duration - 0.05)
+    assert [r.status for r in reports] == [PlaybackStatus.STARTED]
+    reports = out.poll(duration + 0.5)
+    assert [r.status for r in reports] == [PlaybackStatus.FINISHED]
+    assert reports[0].time == pytest.approx(duration, abs=1e-3)
+    assert out.heard["u1"].fraction == 1.0
+
+
+def test_pause_holds_the_cursor_and_loses_nothing(tts):
+    plain, paused = _out(tts), _out(tts)
+    for out in (plain, paused):
+        out.queue(Utterance("u1", TEXT), 0.0)
+    paused.pause(1.0)
+    paused.resume(2.5)
+    plain.poll(12.0)
+    paused.advance(13.5)
+    a, b = plain.waveform(12.0), paused.waveform(13.5)
+    assert np.abs(b[_sample(1.0):_sample(2.5)]).max() == 0.0
+    np.testing.assert_array_equal(b[:_sample(1.0)], a[:_sample(1.0)])
+    np.testing.assert_array_equal(b[_sample(2.5):_sample(13.5)], a[_sample(1.0):_sample(12.0)])
+
+
+def test_duck_lowers_the_gain_then_restores_it(tts):
+    plain, ducked = _out(tts), _out(tts)
+    for out in (plain, ducked):
+        out.queue(Utterance("u1", TEXT), 0.0)
+    ducked.duck(1.0)
+    ducked.unduck(2.0)
+    plain.poll(3.0)
+    ducked.poll(3.0)
+    a, b = plain.waveform(3.0), ducked.waveform(3.0)
+    seg = slice(_sample(1.0), _sample(2.0))
+    np.testing.assert_allclose(b[seg], a[seg] * ducked.duck_gain, atol=1e-6)
+    np.testing.assert_array_equal(b[_sample(2.0):], a[_sample(2.0):])
+
+
+def test_preview_is_what_will_play_and_commits_nothing(tts):
+    out = _out(tts)
+    out.queue(Utterance("u1", TEXT), 0.0)
+    out.advance(1.0)
+    ahead = out.preview(1.0, 2.0)
+    assert out.horizon == pytest.approx(1.0)
+    assert [r.status for r in out.poll(2.0)] == [PlaybackStatus.STARTED]
+    assert out.horizon == pytest.approx(1.0)  # follows the input: waits for the next advance
+    out.advance(2.0)
+    np.testing.assert_array_equal(out.rendered(1.0, 2.0), ahead)
+
+
+def test_split_pieces_keeps_every_word():
+    text = "One two three, four five six seven eight nine ten eleven twelve thirteen fourteen fifteen. End!"
+    pieces = split_pieces(text, max_words=6)
+    assert " ".join(pieces).split() == text.split()
+    assert all(len(p.split()) <= 6 for p in pieces)
+
+
+def test_echo_canceller_removes_a_delayed_scaled_echo_but_keeps_the_user(tts):
+    ref_speech = tts.synthesize(TEXT).audio[:2 * SAMPLE_RATE]
+    user = tts.synthesize("Wait, what about the roots?", voice="en-us+f2").audio[:SAMPLE_RATE]
+    canceller = EchoCanceller()
+    h = canceller.history_samples
+    delay = int(0.03 * SAMPLE_RATE)
+    for k in range(2):  # echo only, then double talk in the second second
+        chunk_ref = np.concatenate([np.zeros(SAMPLE_RATE), ref_speech])[k * SAMPLE_RATE + SAMPLE_RATE - h:
+                                                                       (k + 2) * SAMPLE_RATE]
+        mic = 0.5 * chunk_ref[h - delay: h - delay + SAMPLE_RATE]
+        if k == 1:
+            mic = mic + user
+        cleaned = canceller.cancel(mic.astype(np.float32), chunk_ref.astype(np.float32))
+        if k == 0:
+            assert np.sqrt(np.mean(cleaned ** 2)) < 1e-3 * np.sqrt(np.mean(mic ** 2))
+            assert canceller.last.delay_s == pytest.approx(0.03, abs=1e-3)
+            assert canceller.last.gain == pytest.approx(0.5, abs=0.01)
+        else:
+            corr = np.dot(cleaned, user) / np.linalg.norm(cleaned) / np.linalg.norm(user)
+            assert corr > 0.95
+
+
+def test_echo_canceller_leaves_the_mic_alone_without_echo(tts):
+    ref = tts.synthesize(TEXT).audio[:SAMPLE_RATE]
+    user = tts.synthesize("Hello there.", voice="en-us+f2").audio[:SAMPLE_RATE]
+    mic = np.pad(user, (0, SAMPLE_RATE - len(user))).astype(np.float32)
+    canceller = EchoCanceller()
+    ref = np.concatenate([np.zeros(canceller.history_samples), np.pad(ref, (0, SAMPLE_RATE - len(ref)))])
+    np.testing.assert_array_equal(canceller.cancel(mic, ref.astype(np.float32)), mic)

@@ -1,0 +1,130 @@
+"""Echo control: remove the assistant's own voice from the microphone input.
+
+Behaviour layer of `venus.speech`, numpy only. The speech output keeps the played signal
+(`AudioSpeechOutput.preview` / ``rendered``), which is the *reference*: whatever of it
+reaches the microphone is echo, never the user. `EchoCanceller.cancel` finds the echo
+path's delay (cross-correlation over ``max_delay_s``) and gain (least squares) per chunk,
+subtracts the scaled, delayed reference, and then suppresses every 32 ms window whose
+residual is far below the echo that was in it (``suppress_db``): what is left there is
+cancellation error, not a person. Speech of the user over the echo (double talk) is
+uncorrelated with the reference, so it survives both steps. The path is only *learnt*
+from chunks where the reference clearly explains the microphone (correlation at least
+``learn_correlation``) and held during double talk, the classic double-talk guard: a
+chunk where the user talks over the assistant must not teach the canceller that the
+echo is weaker (or, with no echo at all, inject a copy of the reference).
+
+This is a linear, per-chunk canceller: exact for the simulated room (a delayed, scaled
+copy, plus noise) and a reasonable first stage for a laptop speaker and microphone; a
+reverberant room needs an adaptive filter (e.g. WebRTC AEC) in front of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory.media import SAMPLE_RATE
+
+__all__ = ["EchoCanceller", "EchoEstimate", "EchoOptions"]
+
+_WINDOW = 512  # 32 ms, the VAD's window
+
+
+@dataclass(frozen=True)
+class EchoOptions:
+    """``max_delay_s``: longest echo path searched; ``suppress_db``: a window whose
+    residual is this far below its echo is silenced; ``min_reference_db``: a reference
+    quieter than this (dBFS) is treated as silence (nothing to cancel)."""
+
+    max_delay_s: float = 0.12
+    suppress_db: float = -20.0
+    min_reference_db: float = -60.0
+    max_gain: float = 4.0
+    learn_correlation: float = 0.6
+
+
+@dataclass(frozen=True)
+class EchoEstimate:
+    delay_s: float
+    gain: float
+    echo_db: float  # level of the echo that was removed (dBFS); -inf when none
+
+
+class EchoCanceller:
+    """Subtracts the played reference from the microphone signal, chunk by chunk."""
+
+    def __init__(self, options: EchoOptions | None = None) -> None:
+        self.options = options or EchoOptions()
+        self.last = EchoEstimate(0.0, 0.0, float("-inf"))
+        self.path: tuple[int, float] | None = None  # learnt (delay samples, gain)
+
+    def reset(self) -> None:
+        self.path = None
+        self.last = EchoEstimate(0.0, 0.0, float("-inf"))
+
+    @property
+    def history_samples(self) -> int:
+        """Reference samples needed before the chunk: ``reference`` is this much longer."""
+        return int(round(self.options.max_delay_s * SAMPLE_RATE))
+
+    def cancel(self, mic: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        """``mic`` without the echo of ``reference``, which covers the same span plus
+        `history_samples` before it."""
+        mic = np.asarray(mic, np.float32)
+        d_max = self.history_samples
+        n = len(mic)
+        if len(reference) != n + d_max:
+            raise ValueError(f"the reference must hold {n + d_max} samples "
+                             f"(the chunk plus {d_max} of history), got {len(reference)}")
+        ref = np.asarray(reference, np.float64)
+        if _db(ref) < self.options.min_reference_db or n == 0:
+            self.last = EchoEstimate(0.0, 0.0, float("-inf"))
+            return mic
+        self._learn(mic, ref, n, d_max)
+        if self.path is None:  # no echo has ever been seen: nothing to remove
+            self.last = EchoEstimate(0.0, 0.0, float("-inf"))
+            return mic
+        delay, gain = self.path
+        echo = gain * ref[d_max - delay: d_max - delay + n]
+        residual = (mic - echo).astype(np.float32)
+        self.last = EchoEstimate(delay / SAMPLE_RATE, gain, _db(echo))
+        return self._suppress(residual, echo)
+
+    def _learn(self, mic: np.ndarray, ref: np.ndarray, n: int, d_max: int) -> None:
+        delay = self._delay(mic, ref, n, d_max)
+        aligned = ref[d_max - delay: d_max - delay + n]
+        energy = float(np.dot(aligned, aligned))
+        mic_energy = float(np.dot(mic, mic))
+        if energy <= 0 or mic_energy <= 0:
+            return
+        cross = float(np.dot(mic, aligned))
+        if cross / np.sqrt(energy * mic_energy) >= self.options.learn_correlation:
+            self.path = (delay, float(np.clip(cross / energy, 0.0, self.options.max_gain)))
+
+    @staticmethod
+    def _delay(mic: np.ndarray, ref: np.ndarray, n: int, d_max: int) -> int:
+        """The lag in ``0..d_max`` samples at which the reference best explains the mic."""
+        size = 1 << int(np.ceil(np.log2(n + len(ref))))
+        spectrum = np.conj(np.fft.rfft(mic, size)) * np.fft.rfft(ref, size)
+        corr = np.fft.irfft(spectrum, size)
+        # corr[k] = sum_t mic[t] * ref[t + k]; echo delay d aligns mic[t] with ref[t + d_max - d].
+        lags = corr[0:d_max + 1][::-1]  # index d -> lag d_max - d
+        return int(np.argmax(lags))
+
+    def _suppress(self, residual: np.ndarray, echo: np.ndarray) -> np.ndarray:
+        factor = 10 ** (self.options.suppress_db / 20)
+        out = residual.copy()
+        for start in range(0, len(out), _WINDOW):
+            e = echo[start:start + _WINDOW]
+            r = out[start:start + _WINDOW]
+            e_rms = float(np.sqrt(np.mean(np.square(e)))) if len(e) else 0.0
+            if e_rms > 0 and float(np.sqrt(np.mean(np.square(r)))) < e_rms * factor:
+                out[start:start + _WINDOW] = 0.0
+        return out
+
+
+def _db(audio: np.ndarray) -> float:
+    if len(audio) == 0:
+        return float("-inf")
+    return float(10 * np.log10(max(float(np.mean(np.square(audio))), 1e-12)))
