@@ -20,7 +20,8 @@ from __future__ import annotations
 import inspect
 import logging
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from venus.backends.base import BackendDecision, BackendError, ChunkInput
@@ -47,6 +48,10 @@ class TransformersConfig:
     bounds each spoken reply; ``max_image_pixels`` bounds a frame for the Qwen
     families (SmolVLM uses its encoder's own size); ``send_audio`` gives the second's
     audio to models that hear (the Omni thinker) besides the transcribed words.
+    ``control_bias`` is added to the control tokens' logits before the choice (for
+    example ``{"<|listen|>": 2.0}`` for a model not trained with them that talks too
+    much). Frames dominate the context: a Qwen frame at 448x448 is 256 tokens, so 8192 tokens
+    hold about half a minute of seconds with frames before a rebuild.
     """
 
     model_path: str
@@ -59,6 +64,7 @@ class TransformersConfig:
     keep_chunks: int = 8
     max_image_pixels: int = 448 * 448
     send_audio: bool = True
+    control_bias: Mapping[str, float] = field(default_factory=dict)
 
 
 class TransformersBackend:
@@ -92,6 +98,7 @@ class TransformersBackend:
         self._cached = 0  # tokens in the cache
         self._fed = ""  # the rendered text whose tokens are in the cache
         self._next_pos = 0  # next rotary position (M-RoPE families)
+        self.rebuilds = 0  # times the context was re-encoded (overflow, unstable template)
 
     @property
     def context_tokens(self) -> int:
@@ -131,7 +138,9 @@ class TransformersBackend:
             chunk_message_text(chunk), len(images), bool(encoded.audio_expansions))})
         with torch.inference_mode():
             logits = self._feed_new_text(encoded)
-            scores = {t.value: float(logits[i]) for t, i in self._control.items()}
+            bias = self.config.control_bias
+            scores = {t.value: float(logits[i]) + float(bias.get(t.value, 0.0))
+                      for t, i in self._control.items()}
             token = ControlToken(max(scores, key=scores.__getitem__))
             text = self._speak() if token is ControlToken.SPEAK else ""
         if token is not ControlToken.SPEAK:
@@ -141,10 +150,11 @@ class TransformersBackend:
 
     def _feed_new_text(self, encoded: EncodedInputs):
         rendered = self._render(generation_prompt=True)
-        if not rendered.startswith(self._fed):
+        cut = _align(self._fed, rendered)
+        if cut is None:
             logger.debug("chat template is not prefix-stable here; rebuilding the context")
-            rendered = self._rebuild()
-        piece = self._expand(rendered[len(self._fed):], encoded)
+            rendered, cut = self._rebuild(), 0
+        piece = self._expand(rendered[cut:], encoded)
         ids = self.loaded.tokenizer(piece, add_special_tokens=False).input_ids
         if self._cached + len(ids) > self.config.max_context_tokens and self._cached:
             rendered = self._rebuild()
@@ -170,6 +180,7 @@ class TransformersBackend:
 
     def _rebuild(self) -> str:
         """Drop the cache; keep the system prompt and the last seconds, frames only for now."""
+        self.rebuilds += 1
         keep = 2 * max(1, self.config.keep_chunks)
         system, history, current = self._messages[0], self._messages[1:-1], self._messages[-1]
         self._messages = [system, *(_text_only(m) for m in history[-keep:]), current]
@@ -215,6 +226,28 @@ class TransformersBackend:
         self._messages.append({"role": "assistant", "content": self._content(fed)})
         self._fed += fed
         return " ".join(tok.decode(generated, skip_special_tokens=True).split())
+
+
+def _align(fed: str, rendered: str) -> int | None:
+    """Where the new text starts in ``rendered``, given the text already fed.
+
+    Usually ``rendered`` starts with ``fed``. Some templates put a space the generation
+    prompt lacks ("Assistant:" vs "Assistant: <|speak|>..."): a difference in whitespace
+    only is accepted (the cache keeps what was fed); anything else is None (rebuild).
+    """
+    if rendered.startswith(fed):
+        return len(fed)
+    target = "".join(fed.split())
+    seen = 0
+    for i, ch in enumerate(rendered):
+        if seen == len(target):
+            return i
+        if ch.isspace():
+            continue
+        if ch != target[seen]:
+            return None
+        seen += 1
+    return len(rendered) if seen == len(target) else None
 
 
 def _text_only(message: dict[str, Any]) -> dict[str, Any]:
