@@ -155,3 +155,29 @@ def test_directory_errors(tmp_path, models):
     (tmp_path / "plain").mkdir()
     with pytest.raises(StoreError, match="not a video memory"):
         VideoMemory.open(tmp_path / "plain", models=models)
+
+
+def test_questions_from_another_thread_during_ingest(tmp_path, models, stream):
+    import threading
+
+    chunks, _ = stream
+    mem = VideoMemory.create(tmp_path / "m", models=models)
+    errors: list[BaseException] = []
+
+    def feed():
+        try:
+            for c in chunks:
+                mem.add(c)
+            mem.finish()
+        except BaseException as exc:  # surfaced below; a thread must not swallow it
+            errors.append(exc)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    asked = 0
+    while writer.is_alive() or asked == 0:
+        at = mem.duration
+        assert all(m.end <= at + 1e-6 for m in mem.search("secret code", k=3, before=at))
+        asked += 1
+    writer.join()
+    assert not errors and mem.version == len(chunks)

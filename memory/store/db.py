@@ -87,7 +87,10 @@ class MemoryDB:
 
     def __init__(self, path: Path) -> None:
         try:
-            self.conn = sqlite3.connect(str(path), isolation_level=None)
+            # One connection shared by the threads of one process (a harness capability
+            # may read from a worker thread); `VideoMemory` serialises access with a lock.
+            self.conn = sqlite3.connect(str(path), isolation_level=None,
+                                        check_same_thread=False)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.executescript(_SCHEMA)

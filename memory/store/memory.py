@@ -28,7 +28,7 @@ from memory.store.db import VERSION_FILE, MemoryDB, read_format, write_format
 from memory.store.hierarchy import ChapterRoller, Segmenter
 from memory.store.keyframes import save_jpeg
 from memory.store.pipeline import ChunkPipeline
-from memory.store.reader import MemoryReader
+from memory.store.reader import MemoryReader, locked
 from memory.store.records import ChunkRecord
 
 __all__ = ["VideoMemory"]
@@ -91,6 +91,7 @@ class VideoMemory(MemoryReader):
         """Index of the next chunk this memory expects (resume point)."""
         return self._last_index + 1
 
+    @locked
     def add(self, chunk: VideoChunk) -> int:
         """Process one chunk; returns how many chunks this call committed.
 
@@ -104,12 +105,14 @@ class VideoMemory(MemoryReader):
 
     _pushed = -1
 
+    @locked
     def flush(self) -> int:
         """Transcribe and commit every buffered chunk (the open segment stays open)."""
         if self._pipeline is None or not self._pipeline.pending:
             return 0
         return self._commit(self._pipeline.flush())
 
+    @locked
     def finish(self) -> int:
         """End of stream: commit everything and close the open segment and chapter."""
         n = self._commit(self._pipeline.flush() if self._pipeline else [], end=True)
@@ -223,12 +226,14 @@ class VideoMemory(MemoryReader):
             self._level("chapter").add(c.id, c.start, c.end, c.summary, c.embedding)
         self.timers["index"] = self.timers.get("index", 0.0) + time.perf_counter() - t0
 
+    @locked
     def checkpoint(self) -> None:
         """Save the vector indexes (atomically) so the next open loads them quickly."""
         for level, index in self._levels.items():
             index.vectors.save(str(self.directory / f"{level}s.faiss"))
         self._since_checkpoint = 0
 
+    @locked
     def close(self) -> None:
         """Commit what is buffered (the open segment stays open for a resumed stream)."""
         try:
@@ -243,6 +248,7 @@ class VideoMemory(MemoryReader):
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    @locked
     def stats(self) -> dict[str, Any]:
         counts = self.db.counts()
         disk = sum(p.stat().st_size for p in self.directory.rglob("*") if p.is_file())
@@ -251,16 +257,19 @@ class VideoMemory(MemoryReader):
                 "index": {k: v.vectors.kind for k, v in self._levels.items()},
                 "stage_seconds": {k: round(v, 3) for k, v in self.timers.items()}}
 
+    @locked
     def moments(self, start: float, end: float, level: str = "segment") -> list[Moment]:
         """Chronological moments overlapping ``[start, end]``: closed rows of ``level``,
         then (for segments) the not-yet-closed stretch, all cut at ``end``."""
         return super().moments(start, end, level)
 
+    @locked
     def answer(self, question: str, at: float | None = None, k: int = 3) -> Answer:
         if self._pending():
             self.flush()
         return super().answer(question, at, k)
 
+    @locked
     def search(self, query: str, k: int = 5, before: float | None = None,
                start: float | None = None, end: float | None = None,
                level: str = "segment") -> list[Moment]:

@@ -9,7 +9,9 @@ only, so a question asked at time t never sees anything after t.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +33,16 @@ LEVELS = ("segment", "chapter")
 _FOREVER = 1e18
 
 
+def locked(method):
+    """Run ``method`` under the memory's lock: one writer or reader at a time, so a live
+    ingest thread and a question from another thread never see a half-added batch."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
+
+
 class MemoryReader:
     """Read access to one memory directory (see `VideoMemory` for the full API)."""
 
@@ -38,6 +50,7 @@ class MemoryReader:
                  options: StoreOptions) -> None:
         self.directory, self.db, self.models, self.options = directory, db, models, options
         self.timers: dict[str, float] = {}
+        self._lock = threading.RLock()
         self._levels: dict[str, LevelIndex] = {}
         for level in LEVELS:
             self._load_level(level)
@@ -97,6 +110,7 @@ class MemoryReader:
         row = self.db.conn.execute("SELECT MAX(end) FROM chunks").fetchone()
         return float(row[0] or 0.0)
 
+    @locked
     def search(self, query: str, k: int = 5, before: float | None = None,
                start: float | None = None, end: float | None = None,
                level: str = "segment") -> list[Moment]:
@@ -153,6 +167,7 @@ class MemoryReader:
         return [c for c in chunks if (start is None or c.end > start)
                 and (end is None or c.start < end)]
 
+    @locked
     def moments(self, start: float, end: float, level: str = "segment") -> list[Moment]:
         """Chronological moments overlapping ``[start, end]`` that end by ``end``; for
         segments, the not-yet-closed stretch up to ``end`` comes last (level "chunk")."""
@@ -166,6 +181,7 @@ class MemoryReader:
                 out.append(_chunk_moment(tail, self.directory))
         return out
 
+    @locked
     def recent(self, at: float | None = None) -> Moment | None:
         """The last ``recent_s`` seconds before ``at`` as one chunk-level moment."""
         at = self.duration if at is None else at
@@ -173,6 +189,7 @@ class MemoryReader:
                                 (at - self.options.recent_s, at + 1e-6))
         return _chunk_moment(chunks, self.directory) if chunks else None
 
+    @locked
     def answer(self, question: str, at: float | None = None, k: int = 3) -> Answer:
         """Answer ``question`` as asked at media time ``at`` (default: now)."""
         now = self.duration if at is None else at
