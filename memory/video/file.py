@@ -11,9 +11,9 @@ and the next sample time (`_Keyframes`), and only the kept frames are converted 
 Measured on a 640x360 30 fps H.264 hour with 2 s keyframe intervals at 1 fps (2 shared
 cores): plain sequential decoding 53-57 s, this 34-42 s; seeking to every sample is
 competitive only for short keyframe intervals and re-decodes whole GOPs for long ones,
-and it would break the audio stream. Memory stays flat (~85 MB peak for that hour): the
-source holds the previous decoded frame, the kept frames of about a chunk, and the
-audio not yet handed out.
+and it would break the audio stream. Memory stays flat (106 MB peak for that hour, 50 MB
+above the interpreter and its imports): the source holds the previous decoded frame, the
+kept frames of about a chunk, and the audio not yet handed out.
 """
 
 from __future__ import annotations
