@@ -48,7 +48,7 @@ def test_fake_camera_is_a_frame_reader_and_the_source_a_video_source():
 def test_chunks_hold_the_frames_nearest_each_sample_time():
     cam = FakeCamera(frames=5 * FakeCamera.rate)  # 5 s of video
     chunks = []
-    with pytest.raises(CameraError, match="stopped delivering frames"):  # noqa: PT012
+    with pytest.raises(CameraError, match="stopped delivering frames"):
         with CameraSource(fps=2.0, queue_size=100, reader=cam, clock=cam.clock) as source:
             chunks.extend(source)
     assert [(c.index, c.start, c.end) for c in chunks] == [(i, i, i + 1.0) for i in range(5)]
