@@ -7,6 +7,7 @@ frontends read them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from memory.models.base import Word
 
@@ -17,7 +18,7 @@ __all__ = ["AddresseeCues", "PerceptionFrame", "Prosody", "SpeechBoundary"]
 class SpeechBoundary:
     """User speech started (``onset``) or ended (``offset``) at ``time`` (media seconds)."""
 
-    kind: str  # "onset" | "offset"
+    kind: Literal["onset", "offset"]
     time: float
 
 

@@ -1,5 +1,13 @@
 """`UserPerception`: everything the frontend perceives of the live user, per chunk.
 
+::
+
+    perception = UserPerception(PerceptionConfig(assistant_name="Venus"))
+    perception.set_context("today's lecture: photosynthesis")   # for the topical cue
+    for chunk in source:                                         # one-second VideoChunks
+        frame = perception.feed(chunk)
+        if frame.onsets and frame.cues.other_directed: ...
+
 The top of `venus.perception`: composes the streaming VAD (`memory.models.VADStream`),
 the speech tracker, region transcription, prosody and loudness calibration, addressee
 cues and the face detector. One object per live input; all streaming state lives in it
@@ -138,7 +146,7 @@ class UserPerception:
         speech: list[np.ndarray] = []
         c = self.config
         for i, p in enumerate(probs):
-            t = self._origin_fix(base + i * WINDOW_SECONDS)
+            t = self._on_grid(base + i * WINDOW_SECONDS)
             event = self._tracker.update(p, t)
             if event is not None:
                 boundaries.append(event)
@@ -159,7 +167,7 @@ class UserPerception:
         return boundaries, finals, speech
 
     @staticmethod
-    def _origin_fix(t: float) -> float:
+    def _on_grid(t: float) -> float:
         return round(t, 6)  # window times on the 32 ms grid, free of float noise
 
     def _finish(self, start: float, end: float, closed: bool = True) -> tuple[Word, ...]:
