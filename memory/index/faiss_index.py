@@ -81,6 +81,10 @@ class FaissIndex:
     def __len__(self) -> int:
         return int(self._index.ntotal)
 
+    def ids(self) -> np.ndarray:
+        """The ids present, sorted."""
+        return self._ids.copy()
+
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         """Add ``vectors`` (n, dim) under ``ids`` (n,); an id already present is an error."""
         ids = np.ascontiguousarray(ids, dtype=np.int64).reshape(-1)

@@ -51,6 +51,7 @@ class VideoMemory(MemoryReader):
                                      db.segments("chapter_id IS NULL"))
         self._pipeline: ChunkPipeline | None = None
         self._since_checkpoint = 0
+        self._pushed = self._last_index  # last chunk handed to the pipeline
 
     # -- opening --------------------------------------------------------------------
     @classmethod
@@ -102,8 +103,6 @@ class VideoMemory(MemoryReader):
             return 0
         self._pushed = chunk.index
         return self._commit(self._get_pipeline().push(chunk))
-
-    _pushed = -1
 
     @locked
     def flush(self) -> int:

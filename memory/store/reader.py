@@ -62,7 +62,7 @@ class MemoryReader:
             return
         dim = next((len(r.embedding) for r in rows if r.embedding is not None), None)
         index = LevelIndex(dim or self._dim(), self.options.index, self._checkpoint(level, dim))
-        present = set(index.checkpoint_ids().tolist())
+        present = set(index.vectors.ids().tolist())
         for r in rows:
             index.add(r.id, r.start, r.end, r.summary, r.embedding, in_faiss=r.id in present)
         stale = present - {r.id for r in rows}
@@ -158,7 +158,7 @@ class MemoryReader:
         index = self._levels.get("segment")
         covered = 0.0
         if index is not None and len(index):
-            _, _, ends = index._times()
+            ends = index.ends()
             n = int(np.searchsorted(ends, (before if before is not None else _FOREVER) + 1e-6,
                                     side="right"))
             covered = float(ends[n - 1]) if n else 0.0

@@ -94,5 +94,6 @@ class LevelIndex:
         fused = reciprocal_rank_fusion([[i for i, _ in dense], [i for i, _ in lexical]])
         return [Candidate(i, s, dense_of.get(i, float("nan"))) for i, s in fused]
 
-    def checkpoint_ids(self) -> np.ndarray:
-        return self.vectors._ids.copy()
+    def ends(self) -> np.ndarray:
+        """End times of the indexed rows, in id order (non-decreasing)."""
+        return self._times()[2]
