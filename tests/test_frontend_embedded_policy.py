@@ -1,0 +1,114 @@
+"""The embedded frontend's policy modules: the overlap table, turn addressing, intents."""
+
+from __future__ import annotations
+
+import pytest
+
+from venus.events import OverlapKind
+from venus.frontend.floor import FloorPolicy, OverlapFacts, OverlapGate, classify_overlap, is_for_assistant
+from venus.frontend.intents import arithmetic_expression, detect_intent, parse_duration
+from venus.perception import PerceptionConfig, lexical_cues
+
+CONFIG = PerceptionConfig(assistant_name="Venus")
+
+
+def facts(text: str, *, quiet=False, ended=True, duration=1.0, on_topic=None, face=None):
+    cues = lexical_cues(text, duration, CONFIG)
+    if on_topic is not None:
+        from dataclasses import replace
+        cues = replace(cues, on_topic=on_topic, topic_similarity=0.5 if on_topic else 0.0)
+    return OverlapFacts(cues, quiet, ended, duration, len(text.split()), face)
+
+
+@pytest.mark.parametrize("text, kw, kind", [
+    ("Venus, stop for a second.", {}, OverlapKind.INTERRUPTION),
+    ("And now the weather for the weekend.", {"quiet": True}, OverlapKind.BACKGROUND),
+    ("Venus, what was that?", {"quiet": True}, OverlapKind.INTERRUPTION),  # name wins
+    ("John, can you pass me the salt?", {}, OverlapKind.OTHER_DIRECTED),
+    ("Mm-hmm.", {"duration": 0.6}, OverlapKind.BACKCHANNEL),
+    ("mm -mm.", {"duration": 0.6}, OverlapKind.BACKCHANNEL),
+    ("Yeah.", {"duration": 0.4}, OverlapKind.BACKCHANNEL),
+    ("Wait, what about the roots?", {}, OverlapKind.INTERRUPTION),
+    ("Tell me about chlorophyll instead.", {}, OverlapKind.INTERRUPTION),
+    ("No, that's not right at all.", {"on_topic": True}, OverlapKind.INTERRUPTION),
+    ("The dog needs a walk soon.", {"on_topic": False}, OverlapKind.OTHER_DIRECTED),
+    ("The dog needs a walk soon.", {"face": False}, OverlapKind.OTHER_DIRECTED),
+    ("", {"ended": True, "duration": 0.5}, OverlapKind.BACKGROUND),
+])
+def test_overlap_table(text, kw, kind):
+    assert classify_overlap(facts(text, **kw)) is kind
+
+
+def test_undecided_while_still_talking_then_interruption_when_long():
+    assert classify_overlap(facts("", ended=False, duration=0.4)) is None
+    assert classify_overlap(facts("Yeah", ended=False, duration=0.5)) is None  # "yeah, but..."?
+    assert classify_overlap(facts("", ended=False, duration=3.0)) is OverlapKind.INTERRUPTION
+
+
+def test_turns_heard_while_silent_are_answered_only_when_for_the_assistant():
+    assert is_for_assistant(facts("What do leaves make from sunlight?"))
+    assert is_for_assistant(facts("Venus, summarize the lecture."))
+    assert not is_for_assistant(facts("John, can you pass me the salt?"))
+    assert not is_for_assistant(facts("Mm-hmm.", duration=0.5))
+    assert not is_for_assistant(facts("And now the weather.", quiet=True))
+    assert not is_for_assistant(facts(""))
+
+
+class _Recorder:
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        return lambda *a: self.calls.append((name, *a))
+
+
+def test_gate_ducks_then_pauses_and_cancels_the_pause_for_a_short_blip():
+    out = _Recorder()
+    gate = OverlapGate(out, FloorPolicy(duck_after_s=0.12, pause_after_s=0.3), offset_delay_s=0.05)
+    gate.onset(5.0, quiet=False)
+    assert out.calls == [("duck", pytest.approx(5.12)), ("pause", pytest.approx(5.3))]
+    gate.offset(5.2)  # confirmed at 5.25, before the pause was due
+    assert out.calls[-1] == ("cancel_scheduled", "pause")
+    gate.release(6.0)
+    assert ("resume", 6.0) in out.calls and ("unduck", 6.0) in out.calls and gate.episode is None
+
+
+def test_gate_only_ducks_a_quiet_voice():
+    out = _Recorder()
+    OverlapGate(out).onset(2.0, quiet=True)
+    assert [c[0] for c in out.calls] == ["duck"]
+
+
+@pytest.mark.parametrize("text, capability, args", [
+    ("What is 12 times 7?", "calculate", {"expression": "12 * 7"}),
+    ("Remind me in 5 minutes to check the oven.", "set_timer",
+     {"seconds": 300.0, "message": "check the oven"}),
+    ("Set a timer for thirty seconds.", "set_timer", {"seconds": 30.0}),
+    ("Can you summarize the last two minutes?", "summarize_range", {"start": 480.0, "end": 600.0}),
+    ("Give me a quiz on the lecture.", "make_quiz", {"start": 0.0}),
+    ("Find every time they mentioned chlorophyll.", "search_memory", {"k": 5}),
+])
+def test_delegation_intents(text, capability, args):
+    intent = detect_intent(text, now=600.0)
+    assert intent.kind == "delegate" and intent.capability == capability and intent.ack
+    for key, value in args.items():
+        assert intent.arguments[key] == value
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("What did the slide say about leaves?", "answer"),
+    ("How do roots take up water?", "answer"),
+    ("Never mind.", "cancel"),
+    ("Sorry, can you say that again?", "repeat"),
+    ("I like this part.", "none"),
+])
+def test_other_intents(text, kind):
+    assert detect_intent(text).kind == kind
+
+
+def test_arithmetic_and_durations():
+    assert arithmetic_expression("what is 3 plus 4 divided by 2") == "3 + 4 / 2"
+    assert arithmetic_expression("what is the capital of france") is None
+    assert parse_duration("in half an hour") == 1800.0
+    assert parse_duration("in 90 seconds") == 90.0
+    assert parse_duration("soon") is None

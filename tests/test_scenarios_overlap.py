@@ -1,0 +1,166 @@
+"""Scripted conversations in simulated time with real VAD, ASR, TTS and the embedded
+frontend: the four overlap kinds while the assistant speaks, echo of its own voice,
+a delegated request answered at a free moment, an interruption during delivery."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory.media import SAMPLE_RATE
+from memory.samples.slides import draw_scene
+from memory.video.writer import write_video
+from venus.events import (
+    OverlapClassified,
+    OverlapKind,
+    PlaybackAcknowledged,
+    ResultDelivered,
+    SessionStarted,
+    SpeechDetected,
+    SpeechQueued,
+    SpeechStopped,
+    WorkItemStateChanged,
+    WorkState,
+)
+from venus.scenario import parse_scenario, run_scenario
+
+pytestmark = pytest.mark.slow
+
+NOTES = [
+    {"start": 0, "end": 30, "text": "Leaves make sugar from sunlight in a process called photosynthesis.",
+     "transcript": "Leaves make sugar from sunlight. Chlorophyll absorbs red and blue light."},
+    {"start": 30, "end": 60, "text": "Roots take up water and minerals from the soil.",
+     "transcript": "Roots take up water and minerals from the soil."},
+]
+QUESTION = {"at": 1.0, "text": "What do leaves make from sunlight?", "label": "question"}
+OVERLAPS = {
+    "backchannel": {"text": "Mm-hmm.", "voice": "en-us"},
+    "other_directed": {"text": "John, can you pass me the salt?", "voice": "en-us"},
+    "background": {"text": "And now the weather for the weekend, sunny with light winds.",
+                   "voice": "en+m7", "gain_db": -20, "speaker": "background"},
+    "interruption": {"text": "Wait, what do the roots do?", "voice": "en-us"},
+}
+MODES = {"backchannel": "audio", "other_directed": "omni", "background": "omni",
+         "interruption": "omni"}
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory):
+    path = tmp_path_factory.mktemp("video") / "scene.mp4"
+    frames = [draw_scene(name, (160, 120)) for name in ("forest", "ocean")] * 10
+    return str(write_video(path, frames, fps=1.0))
+
+
+def _run(doc, out=None):
+    return run_scenario(parse_scenario(doc), out)
+
+
+@pytest.fixture(scope="module", params=list(OVERLAPS))
+def overlap(request, video):
+    kind = request.param
+    doc = {"name": kind, "notes": NOTES, "mode": MODES[kind],
+           "turns": [QUESTION, dict(OVERLAPS[kind], after_assistant=1.5, label=kind)]}
+    if kind == "interruption":
+        doc["video"] = video
+    return kind, _run(doc)
+
+
+def _entries(run, kind):
+    return [(e.time, e.event) for e in run.timeline if isinstance(e.event, kind)]
+
+
+def test_each_overlap_kind_gets_the_right_action(overlap):
+    kind, run = overlap
+    question, over = run.turns
+    classified = [e for _, e in _entries(run, OverlapClassified)]
+    assert [c.kind for c in classified] == [OverlapKind(kind)], classified
+    answer = _entries(run, SpeechQueued)[0][1]
+    assert "sugar" in answer.text.lower()
+    stopped = [e for _, e in _entries(run, SpeechStopped) if e.reason != "session ended"]
+    acked = [e.utterance_id for _, e in _entries(run, PlaybackAcknowledged)]
+    if kind != "interruption":
+        # keeps speaking: the answer plays to the end, none of its queued audio is lost
+        assert not stopped and answer.utterance_id in acked
+        heard = run.output.heard[answer.utterance_id]
+        assert heard.fraction == 1.0
+        assert len(_entries(run, SpeechQueued)) == 1  # and it did not answer the overlap
+        return
+    # interruption: silent within 0.5 s of the user's onset, then answers the new question
+    silent = run.silent_after(over.start)
+    assert silent is not None and silent - over.start <= 0.5, silent
+    assert [s.utterance_id for s in stopped] == [answer.utterance_id]
+    assert stopped[0].heard_fraction < 1.0
+    later = [(t, e) for t, e in _entries(run, SpeechQueued) if t >= over.end]
+    assert later and "roots" in later[0][1].text.lower()
+
+
+def test_audio_mode_is_chosen_per_session(overlap):
+    kind, run = overlap
+    started = _entries(run, SessionStarted)[0][1]
+    assert started.frontend == ("embedded-audio" if MODES[kind] == "audio" else "embedded")
+
+
+def test_output_is_sample_aligned_with_the_input(overlap):
+    _, run = overlap
+    assert len(run.output_audio) == len(run.input_audio)
+    # the answer starts on the session timeline where the output says it started
+    first = run.output.started[0][1]
+    a = int(first * SAMPLE_RATE)
+    assert np.abs(run.output_audio[:a]).max() == 0.0
+    assert np.abs(run.output_audio[a:a + SAMPLE_RATE // 2]).max() > 0.05
+
+
+def test_own_voice_echo_never_triggers_a_stop(tmp_path):
+    doc = {"name": "echo", "notes": NOTES, "echo": {"gain_db": -3, "delay_ms": 40},
+           "turns": [QUESTION, {"at": 11.0, "text": "What do roots take up from the soil?"}]}
+    run = _run(doc, tmp_path)
+    assert (tmp_path / "input.wav").is_file() and (tmp_path / "output.wav").is_file()
+    assert not _entries(run, OverlapClassified)
+    assert not [e for _, e in _entries(run, SpeechStopped) if e.reason != "session ended"]
+    spoken = _entries(run, SpeechQueued)
+    assert len(spoken) == 2 and "roots" in spoken[1][1].text.lower()
+    # the microphone really carried the assistant's voice while it spoke ...
+    start = run.output.started[0][1]
+    seg = slice(int((start + 0.2) * SAMPLE_RATE), int((start + 1.2) * SAMPLE_RATE))
+    assert np.sqrt(np.mean(run.input_audio[seg] ** 2)) > 0.02
+    # ... yet no user speech was detected over it before the second question
+    user = [e for _, e in _entries(run, SpeechDetected) if start < e.start < run.turns[1].start]
+    assert not user, user
+
+
+def test_delegated_request_is_answered_later_at_a_free_moment():
+    doc = {"name": "timer", "notes": NOTES, "turns": [
+        {"at": 1.0, "text": "Remind me in 8 seconds to stretch.", "label": "request"},
+        {"at": 11.0, "text": "What do roots take up from the soil?", "label": "question"}]}
+    run = _run(doc)
+    ack, answer, result = (e for _, e in _entries(run, SpeechQueued))
+    assert "remind you" in ack.text.lower() and result.item_id is not None
+    delivered = _entries(run, ResultDelivered)
+    assert [e.item_id for _, e in delivered] == [result.item_id]
+    queued_at = next(t for t, e in _entries(run, SpeechQueued) if e is result)
+    ready_at = next(t for t, e in _entries(run, WorkItemStateChanged)
+                    if e.state is WorkState.COMPLETED)
+    user = run.turns[1]
+    assert user.start <= ready_at <= user.end  # the timer fired while the user was talking
+    answer_end = next(t for t, e in _entries(run, PlaybackAcknowledged)
+                      if e.utterance_id == answer.utterance_id)
+    assert queued_at >= user.end and queued_at >= answer_end - 1.0
+
+
+def test_interruption_during_delivery_leaves_the_item_not_delivered():
+    doc = {"name": "deliver", "notes": NOTES, "turns": [
+        {"at": 1.0, "text": "Remind me in 5 seconds to stretch my legs, roll my shoulders and "
+                            "drink some water.", "label": "request"},
+        {"after_assistant": 1.5, "nth_utterance": 2, "text": "Wait, how do leaves make sugar?",
+         "label": "interruption"}]}
+    run = _run(doc)
+    first = next(e for _, e in _entries(run, SpeechQueued) if e.item_id is not None)
+    stop_t, stop = next((t, e) for t, e in _entries(run, SpeechStopped)
+                        if e.utterance_id == first.utterance_id)
+    assert stop.heard_fraction < 1.0
+    delivered = _entries(run, ResultDelivered)
+    assert all(t > stop_t and e.utterance_id != first.utterance_id for t, e in delivered)
+    states = [(t, e.state) for t, e in _entries(run, WorkItemStateChanged) if t >= stop_t]
+    assert states[0][1] is WorkState.COMPLETED  # back to pending, not delivered
+    answer = [e for t, e in _entries(run, SpeechQueued) if t > stop_t and e.item_id is None]
+    assert answer and "sugar" in answer[0].text.lower()

@@ -1,0 +1,163 @@
+"""Floor control for overlapping speech: the fast gate and the overlap classifier.
+
+Policy layer under `venus.frontend.embedded` (data + pure functions + one small state
+object; no models). Overlap while the assistant speaks is handled in two stages:
+
+1. **Gate** (`OverlapGate`, 32 ms resolution, inside the chunk): at a detected user onset
+   the output is *ducked* ``duck_after_s`` later (Silero confirms an onset 64 ms after it
+   starts, so 0.12 s lands within the 100-300 ms the design asks for) and, unless the new
+   voice is much quieter than the calibrated user (a TV, a far talker) or has already
+   stopped, *paused* at ``pause_after_s``: the cursor holds, nothing queued is lost, and
+   the assistant is silent within 0.3 s of a real interruption.
+2. **Classifier** (`classify_overlap`, at the chunk boundary, on the words so far):
+
+   ======================  ================================================  =============
+   rule (first match)      cue                                               kind
+   ======================  ================================================  =============
+   1 addressed to us       assistant's name or wake phrase                   interruption
+   2 quieter               level ``quiet_db`` or more below the user         background
+   3 named someone else    a vocative/name of another person, not ours       other-directed
+   4 backchannel           lexicon + short, and the speech has ended; or a   backchannel
+                           murmur ("mm mm"), or <= 2 words in <= 1.5 s that
+                           ask nothing
+   5 asks something        question, second-person request, imperative       interruption
+   6 off topic, no ask     MiniLM similarity below threshold; or face turned  other-directed
+                           away from the camera (omni mode)
+   7 two or more words     a loud, on-topic statement ("no, that's wrong")   interruption
+   8 ended, < 2 words      a murmur / one non-lexicon word                   backchannel
+   9 ended, no words       unintelligible                                    background
+   ======================  ================================================  =============
+
+   Still talking with nothing decisive yet: undecided (stay paused), until
+   ``max_undecided_s`` of loud speech, which is an interruption. Backchannel,
+   other-directed and background resume the output where it paused; an interruption
+   yields the floor (the session stops and flushes the queued output) and the new
+   question is answered once the user's turn ends.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from venus.events import OverlapKind
+from venus.perception.types import AddresseeCues
+
+_MURMUR = re.compile(r"^\W*((m+|h?m+h?m+|mhm+|uh+|um+|ah+|oh+|hm+)\W*)+$")
+
+__all__ = ["FloorPolicy", "Overlap", "OverlapGate", "classify_overlap", "is_for_assistant"]
+
+
+@dataclass(frozen=True)
+class FloorPolicy:
+    """Thresholds of the two-stage overlap handling (see the module docstring)."""
+
+    duck_after_s: float = 0.12
+    pause_after_s: float = 0.30
+    quiet_db: float = 8.0
+    max_undecided_s: float = 2.5
+    min_interrupt_words: int = 2
+
+
+@dataclass
+class Overlap:
+    """One episode of user speech over the assistant's output."""
+
+    onset: float
+    quiet: bool = False
+    ended_at: float | None = None
+    kind: OverlapKind | None = None
+
+
+@dataclass(frozen=True)
+class OverlapFacts:
+    """What the classifier looks at, gathered from one chunk's perception."""
+
+    cues: AddresseeCues
+    quiet: bool
+    ended: bool
+    duration: float
+    words: int
+    face_toward_camera: bool | None = None
+
+
+def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> OverlapKind | None:
+    """The overlap kind by the table in the module docstring; None while undecided."""
+    c = f.cues
+    if c.addressed_by_name:
+        return OverlapKind.INTERRUPTION
+    if f.quiet:
+        return OverlapKind.BACKGROUND
+    if c.other_directed:
+        return OverlapKind.OTHER_DIRECTED
+    short = f.ended and 1 <= f.words <= 2 and f.duration <= 1.5 and not (c.question or c.request)
+    if (c.backchannel or _MURMUR.match(c.text.lower())) and (f.ended or f.duration > 1.5) or short:
+        return OverlapKind.BACKCHANNEL
+    if c.backchannel or _MURMUR.match(c.text.lower()):
+        return None  # "yeah..." may be the start of "yeah, but why...": wait for the end
+    if c.question or c.request:
+        return OverlapKind.INTERRUPTION
+    if f.words and (c.on_topic is False or f.face_toward_camera is False):
+        return OverlapKind.OTHER_DIRECTED if f.ended or f.words >= 3 else None
+    if f.words >= policy.min_interrupt_words:
+        return OverlapKind.INTERRUPTION
+    if f.ended:
+        return OverlapKind.BACKCHANNEL if f.words else OverlapKind.BACKGROUND
+    if f.duration >= policy.max_undecided_s:
+        return OverlapKind.INTERRUPTION
+    return None
+
+
+def is_for_assistant(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> bool:
+    """Whether a finished utterance heard while the assistant was silent is meant for it."""
+    if not f.words:
+        return False
+    kind = classify_overlap(OverlapFacts(f.cues, f.quiet, True, f.duration, f.words,
+                                         f.face_toward_camera), policy)
+    return kind is OverlapKind.INTERRUPTION
+
+
+class OverlapGate:
+    """Stage one: duck, then pause, the output at a user onset while it plays.
+
+    ``output`` is anything with ``duck/pause/cancel_scheduled`` taking session times
+    (`venus.speech.AudioSpeechOutput`). The gate only schedules; the output applies the
+    actions at their samples when it plays past them.
+    """
+
+    def __init__(self, output, policy: FloorPolicy = FloorPolicy(),
+                 offset_delay_s: float = 0.25) -> None:
+        self.output = output
+        self.policy = policy
+        self.offset_delay_s = offset_delay_s  # how late the VAD confirms an offset
+        self.episode: Overlap | None = None
+
+    def onset(self, at: float, quiet: bool) -> Overlap:
+        """User speech began at ``at`` while the assistant was speaking."""
+        if self.episode is None:
+            self.episode = Overlap(at, quiet)
+            self.output.duck(at + self.policy.duck_after_s)
+            if not quiet:
+                self.output.pause(at + self.policy.pause_after_s)
+        return self.episode
+
+    def offset(self, at: float) -> None:
+        """User speech ended at ``at``; a pause not yet reached is not needed."""
+        ep = self.episode
+        if ep is None:
+            return
+        ep.ended_at = at
+        if at + self.offset_delay_s < ep.onset + self.policy.pause_after_s:
+            self.output.cancel_scheduled("pause")
+
+    def release(self, at: float) -> None:
+        """The overlap was harmless: full gain and playback again from ``at``."""
+        self.output.cancel_scheduled("pause")
+        self.output.cancel_scheduled("duck")
+        self.output.resume(at)
+        self.output.unduck(at)
+        self.episode = None
+
+    def clear(self) -> None:
+        """The floor was yielded (the output is stopped): forget the episode."""
+        self.episode = None
