@@ -23,7 +23,8 @@ from typing import Any
 from venus.backends.base import CONTROL_TOKENS, BackendError
 from venus.errors import ConfigError
 
-__all__ = ["FAMILIES", "LoadedModel", "detect_family", "load_model", "read_model_config"]
+__all__ = ["FAMILIES", "LoadedModel", "add_control_tokens", "detect_family", "load_model",
+           "read_model_config", "wrap_model"]
 
 logger = logging.getLogger(__name__)
 
@@ -149,6 +150,15 @@ def load_model(path: str | Path, device: str = "cpu", dtype: str = "auto") -> Lo
     control_ids = add_control_tokens(tokenizer, model)
     logger.info("loaded %s (%s) from %s", cls.__name__, family, directory)
     return LoadedModel(model, tokenizer, family, directory, control_ids)
+
+
+def wrap_model(model: Any, tokenizer: Any, name: str = "(in memory)") -> LoadedModel:
+    """A model and tokenizer already in memory (built from a config, fine-tuned in this
+    process, ...) made ready for `TransformersBackend`: family and control tokens."""
+    config = model.config.to_dict()
+    model.eval()
+    return LoadedModel(model, tokenizer, detect_family(config), Path(name),
+                       add_control_tokens(tokenizer, model))
 
 
 _MEANINGS = {"<|listen|>": "listen silently", "<|speak|>": "speak now",

@@ -193,19 +193,20 @@ class TransformersBackend:
         if not ids:
             raise BackendError("nothing new to feed the model; this is a bug in the prompt diff")
         encoded = encoded or EncodedInputs()
-        kwargs: dict[str, Any] = {"input_ids": torch.tensor([ids], device=self.loaded.model.device),
-                                  "use_cache": True, self._cache_arg: self._cache}
+        model = self.loaded.model
+        kwargs: dict[str, Any] = {"input_ids": torch.tensor([ids]), "use_cache": True}
         if self._adapter.uses_mrope:
             positions, self._next_pos = mrope_positions(
                 ids, self._adapter.image_token_id, encoded.grids, self._adapter.merge,
                 self._next_pos)
-            kwargs["position_ids"] = torch.from_numpy(positions)[:, None, :].to(
-                self.loaded.model.device)
+            kwargs["position_ids"] = torch.from_numpy(positions)[:, None, :]
         if encoded.tensors:
             kwargs.update(self._adapter.forward_kwargs(ids, encoded))
         elif self._adapter.family == "qwen_vl":
             kwargs["mm_token_type_ids"] = torch.zeros((1, len(ids)), dtype=torch.long)
-        out = self.loaded.model(**kwargs)
+        kwargs = {k: _to(v, model.device, model.dtype) for k, v in kwargs.items()}
+        kwargs[self._cache_arg] = self._cache
+        out = model(**kwargs)
         self._cache = getattr(out, "cache", None) or out.past_key_values
         self._cached += len(ids)
         return out.logits[0, -1].float()
@@ -226,6 +227,13 @@ class TransformersBackend:
         self._messages.append({"role": "assistant", "content": self._content(fed)})
         self._fed += fed
         return " ".join(tok.decode(generated, skip_special_tokens=True).split())
+
+
+def _to(value: Any, device: Any, dtype: Any) -> Any:
+    """Tensors onto the model's device; floating ones (pixels, mel features) in its dtype."""
+    if not hasattr(value, "to"):
+        return value
+    return value.to(device, dtype) if value.is_floating_point() else value.to(device)
 
 
 def _align(fed: str, rendered: str) -> int | None:
