@@ -26,8 +26,7 @@ from venus.events import ControlToken
 
 pytestmark = pytest.mark.slow
 
-WORDS = ("user silence your own voice is playing note what is on the slide can you explain "
-         "this you are a live assistant listen speak end of turn").split()
+WORDS = ["user", "silence", "your", "own", "voice", "is", "playing", "note", "what", "is", "on", "the", "slide", "can", "you", "explain", "this", "you", "are", "a", "live", "assistant", "listen", "speak", "end", "of", "turn"]
 TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n"
     "{% for p in m['content'] %}{% if p['type'] == 'image' %}<|vision_bos|><|IMAGE|><|vision_eos|>"
