@@ -242,6 +242,21 @@ def test_missing_model_path_names_it(tmp_path):
         load_model(tmp_path / "empty")
 
 
+def test_incomplete_or_bad_model_dirs_are_config_errors(model_dirs, tmp_path):
+    weightless = tmp_path / "weightless"
+    weightless.mkdir()
+    (weightless / "config.json").write_text((model_dirs["text"] / "config.json").read_text())
+    with pytest.raises(ConfigError, match=f"could not load the model at {weightless}"):
+        load_model(weightless)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text("{not json")
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        load_model(broken)
+    with pytest.raises(ConfigError, match="dtype 'float8'"):
+        load_model(model_dirs["text"], dtype="float8")
+
+
 def test_context_overflow_rebuilds_from_recent_text(model_dirs):
     budget, reply = 360, 4
     backend = TransformersBackend(TransformersConfig(
