@@ -17,6 +17,9 @@ _COMMAND_MODULES = (
     "venus.cli.demo",
     "venus.cli.sample",
     "venus.cli.bench",
+    "venus.cli.talk",
+    "venus.cli.simulate",
+    "venus.cli.app",
 )
 
 

@@ -1,0 +1,108 @@
+"""`TypedTurns`: typed messages and panel buttons enter the one-second schedule as a Frontend.
+
+The app's conversation handler. It wraps any `venus.Frontend` (the embedded policy, a
+transformers model, an OpenAI-compatible server, or a `venus.testing.FakeFrontend`) and is
+itself a `Frontend`, so the session loop stays the only writer of the timeline and the only
+caller of the harness: the browser threads merely queue text and decisions here, and the
+next chunk boundary turns them into a `Decision`.
+
+A typed message is a finished user turn. While the assistant is speaking it is an
+interruption: the floor is yielded (the session stops and flushes the output) and the new
+message is answered instead, so the reply changes course. Its intent comes from
+`venus.frontend.intents.detect_intent`, the rules the embedded frontend uses for speech:
+summaries, quizzes, whole-video searches and timers are delegated to the harness with a
+short acknowledgement; anything else is answered at once by ``answer(text, at)``.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable
+
+from memory.media import VideoChunk
+from venus.events import (
+    ControlToken,
+    FloorAction,
+    OverlapClassified,
+    OverlapKind,
+    UserWordsTranscribed,
+)
+from venus.frontend import Decision, DelegationRequest, Frontend, SessionView
+from venus.frontend.intents import detect_intent
+
+__all__ = ["Answerer", "TypedTurns"]
+
+Answerer = Callable[[str, float], str]
+"""``answer(question, at)`` -> the reply to speak (the app also keeps its citations)."""
+
+_STOPPING = (FloorAction.YIELD_FLOOR, FloorAction.STOP_OUTPUT, FloorAction.REVISE_RESPONSE)
+
+
+class TypedTurns:
+    """A `Frontend` that adds typed turns and UI decisions to an inner frontend's own."""
+
+    def __init__(self, inner: Frontend, answer: Answerer) -> None:
+        self.inner = inner
+        self.answer = answer
+        self.name = f"{getattr(inner, 'name', 'frontend')}+typed"
+        self._texts: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._requests: queue.SimpleQueue[DelegationRequest] = queue.SimpleQueue()
+
+    # -- called from browser threads -------------------------------------------------
+    def say(self, text: str) -> None:
+        """Queue a typed user turn for the next chunk boundary."""
+        if text.strip():
+            self._texts.put(text.strip())
+
+    def decide(self, request: DelegationRequest) -> None:
+        """Queue a decision about a work item (cancel, retry) for the next boundary."""
+        self._requests.put(request)
+
+    # -- called by the session loop ----------------------------------------------------
+    def step(self, chunk: VideoChunk, view: SessionView) -> Decision:
+        decision = self.inner.step(chunk, view)
+        text, requests = _first(self._texts), _drain(self._requests)
+        if text is None and not requests:
+            return decision
+        perceived = list(decision.perceived)
+        delegations = list(decision.delegations) + requests
+        floor, speech = decision.floor, decision.speech
+        if text is not None:  # one turn per second; a second message waits a chunk
+            perceived.append(UserWordsTranscribed(text, chunk.start, chunk.end))
+            if view.speaking or speech:
+                # Typing while the assistant talks is a real interruption: stop, then answer.
+                perceived.append(OverlapClassified(OverlapKind.INTERRUPTION, text))
+                floor = FloorAction.YIELD_FLOOR
+            speech, new = self._reply(text, view)
+            delegations += new
+        token = ControlToken.SPEAK if speech else (
+            ControlToken.TURN_EOS if floor in _STOPPING else decision.token)
+        return Decision(token, speech, floor, tuple(delegations), tuple(perceived))
+
+    def _reply(self, text: str, view: SessionView) -> tuple[str | None, list[DelegationRequest]]:
+        intent = detect_intent(text, view.time)
+        if intent.kind == "delegate":
+            return intent.ack, [DelegationRequest.new(intent.capability, intent.arguments)]
+        if intent.kind == "cancel":
+            if not view.work:
+                return "There is nothing running to cancel.", []
+            newest = max(view.work, key=lambda w: w.requested_at)
+            return intent.ack, [DelegationRequest.cancel(newest.item_id)]
+        # A typed message is always addressed to the assistant: answer statements too.
+        return self.answer(text, view.time), []
+
+
+def _first(q: queue.SimpleQueue) -> str | None:
+    try:
+        return q.get_nowait()
+    except queue.Empty:
+        return None
+
+
+def _drain(q: queue.SimpleQueue) -> list:
+    out = []
+    while True:
+        try:
+            out.append(q.get_nowait())
+        except queue.Empty:
+            return out

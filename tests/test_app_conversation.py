@@ -1,0 +1,235 @@
+"""The app's conversation handler, live source, upload checks, frontend flag and views,
+in real simulated-time sessions with venus.testing fakes (no browser, no models)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from demos.conversation import TypedTurns
+from demos.frontends import FrontendSpec, parse_frontend
+from demos.live import LiveSource
+from demos.uploads import UploadError, check_upload
+from demos.views import chat_messages, moments_html, timeline_html, work_html, work_rows
+from memory import Moment
+from memory.errors import VideoError
+from venus import SimulatedClock
+from venus.capabilities import builtin_capabilities
+from venus.errors import ConfigError
+from venus.events import (
+    FloorAction,
+    FloorActionTaken,
+    OverlapClassified,
+    OverlapKind,
+    SpeechQueued,
+    SpeechStopped,
+    WorkItemStateChanged,
+    WorkState,
+)
+from venus.runtime import Session, SessionOptions
+from venus.testing import FakeFrontend, FakeMemory, FakeMoment, FakeSpeechOutput, FakeVideoSource
+
+LECTURE = FakeMemory([
+    FakeMoment(0, 10, "Acids and bases", "The pH scale runs from zero to fourteen.",
+               "pH scale"),
+    FakeMoment(10, 20, "Photosynthesis", "Plants turn light into sugar in the chloroplast.",
+               "photosynthesis"),
+])
+
+
+def _answer(question: str, at: float) -> str:
+    # As in the app, the "file" was ingested before the conversation: all of it is past.
+    hits = LECTURE.search(question, k=1)
+    return f"At {hits[0].start:g} seconds: {hits[0].transcript}" if hits else "Not seen yet."
+
+
+def _session(turns: TypedTurns, seconds: int, script=None) -> Session:
+    clock = SimulatedClock()
+    return Session(turns, FakeVideoSource(seconds), clock=clock, memory=LECTURE,
+                   capabilities=builtin_capabilities(), speech=FakeSpeechOutput(),
+                   options=SessionOptions(drain_s=60.0), session_id="user")
+
+
+def _typing(at: dict[int, str], turns_ref: list) -> dict:
+    """A FakeFrontend script that types ``text`` into the wrapper at chunk ``index``."""
+    def typer(text: str):
+        def step(chunk, view):
+            turns_ref[0].say(text)
+            return FakeFrontend().default
+        return step
+    return {index: typer(text) for index, text in at.items()}
+
+
+def test_typed_question_is_answered_from_memory_at_the_next_boundary():
+    turns = TypedTurns(FakeFrontend(), _answer)
+    turns.say("What is the pH scale?")
+    session = _session(turns, 5)
+    session.run()
+    spoken = session.timeline.events(SpeechQueued)
+    assert spoken[0].text == "At 0 seconds: The pH scale runs from zero to fourteen."
+    assert session.speech.heard == [spoken[0].text]
+
+
+def test_typing_while_it_answers_interrupts_and_changes_course():
+    ref: list[TypedTurns] = []
+    inner = FakeFrontend(_typing({3: "tell me about photosynthesis"}, ref))
+    turns = TypedTurns(inner, _answer)
+    ref.append(turns)
+    turns.say("What is the pH scale? Explain it fully please, with every detail you have.")
+    session = _session(turns, 12)
+    # The first answer is long: still playing when the user types at chunk 3.
+    session.speech.words_per_second = 1.0
+    session.run()
+    t = session.timeline
+    assert t.last(OverlapClassified).kind is OverlapKind.INTERRUPTION
+    assert FloorAction.YIELD_FLOOR in [e.action for e in t.events(FloorActionTaken)]
+    stopped = t.events(SpeechStopped)[0]
+    assert stopped.utterance_id == "u1" and stopped.heard_fraction < 1.0
+    assert t.events(SpeechQueued)[-1].text.startswith("At 10 seconds: Plants")
+    assert session.speech.heard[-1].startswith("At 10 seconds: Plants")
+
+
+def test_summary_is_delegated_and_reaches_delivered_after_playback():
+    turns = TypedTurns(FakeFrontend(), _answer)
+    turns.say("summarize the whole video")
+    session = _session(turns, 25)
+    session.run()
+    states = [e.state for e in session.timeline.events(WorkItemStateChanged)]
+    assert states[0] is WorkState.QUEUED and states[-1] is WorkState.DELIVERED
+    rows = work_rows(session.timeline.entries)
+    assert rows[0].capability == "summarize_range" and rows[0].state is WorkState.DELIVERED
+    assert "pH scale" in rows[0].result and not rows[0].can_cancel
+
+
+def test_panel_cancel_reaches_the_harness_through_the_loop():
+    ref: list[TypedTurns] = []
+
+    def cancel_newest(chunk, view):
+        if view.work:
+            ref[0].decide(__import__("venus").DelegationRequest.cancel(view.work[0].item_id))
+        return FakeFrontend().default
+
+    turns = TypedTurns(FakeFrontend({2: cancel_newest}), _answer)
+    ref.append(turns)
+    turns.say("set a timer for 30 seconds")
+    session = _session(turns, 6)
+    session.run()
+    rows = work_rows(session.timeline.entries)
+    assert rows[0].capability == "set_timer" and rows[0].state is WorkState.CANCELLED
+
+
+def test_live_source_carries_pushed_frames_and_audio_and_silence_otherwise():
+    clock = SimulatedClock()
+    seen = []
+    source = LiveSource(clock, first_index=31, on_chunk=seen.append, max_chunks=3)
+    source.push_frame(np.full((12, 16, 3), 200, np.uint8))
+    source.push_audio(48_000, (np.ones(24_000) * 1000).astype(np.int16))  # 0.5 s at 48 kHz
+
+    async def take():
+        return [c async for c in source]
+
+    chunks = clock.run(take())
+    assert [c.index for c in chunks] == [31, 32, 33] and chunks[0].start == 31.0
+    assert len(chunks[0].frames) == 1 and chunks[0].has_audio
+    assert 0.02 < float(np.abs(chunks[0].audio[:7000]).mean()) < 0.04
+    assert not chunks[1].frames and not chunks[1].has_audio and not chunks[1].audio.any()
+    assert seen == [chunks[0]]  # only camera chunks go to the memory writer
+
+
+def test_closed_live_source_ends_at_the_next_boundary():
+    clock = SimulatedClock()
+    source = LiveSource(clock)
+
+    async def take():
+        out = []
+        async for chunk in source:
+            out.append(chunk)
+            if len(out) == 2:
+                source.close()
+        return out
+
+    assert len(clock.run(take())) == 2
+
+
+@pytest.mark.parametrize("name, body, match", [
+    ("notes.txt", b"hello", "not a video file"),
+    ("big.mp4", b"0" * 3 * 2**20, "over this app's 2 MB limit"),
+])
+def test_upload_refused_by_type_and_size(tmp_path, name, body, match):
+    path = tmp_path / name
+    path.write_bytes(body)
+    with pytest.raises(UploadError, match=match):
+        check_upload(path, max_mb=2)
+
+
+def test_text_file_renamed_mp4_is_refused_by_the_decoder(tmp_path):
+    path = tmp_path / "lecture.mp4"
+    path.write_text("this is not a video\n" * 50)
+    with pytest.raises(VideoError, match="lecture.mp4"):
+        check_upload(path, max_mb=10)
+    with pytest.raises(UploadError, match="no file was uploaded"):
+        check_upload(None, max_mb=10)
+
+
+def test_frontend_flag():
+    assert parse_frontend("embedded") == FrontendSpec()
+    spec = parse_frontend("openai:http://gpu:8000/v1", model="qwen")
+    assert (spec.kind, spec.target, spec.model) == ("openai", "http://gpu:8000/v1", "qwen")
+    assert parse_frontend("transformers:/models/x").target == "/models/x"
+    for bad in ("gpt", "openai:", "transformers"):
+        with pytest.raises(ConfigError, match="unknown frontend"):
+            parse_frontend(bad)
+
+
+def test_chat_reveals_words_as_played_and_marks_cut_replies():
+    turns = TypedTurns(FakeFrontend(), _answer)
+    turns.say("What is the pH scale?")
+    session = _session(turns, 2)
+    session.options = SessionOptions(drain_s=0.0)
+    session.run()
+    entries = session.timeline.entries
+    start = next(e.time for e in entries if type(e.event).__name__ == "SpeechPlayed")
+    so_far = [e for e in entries if e.time <= start + 0.5]  # what the page had by then
+    early = chat_messages(so_far, start + 0.5, 2.5)
+    assert early[0] == {"role": "user", "content": "What is the pH scale?"}
+    assert early[1]["content"].startswith("At 0") and early[1]["content"].endswith("…")
+    cut = chat_messages(entries, start + 10, 2.5)[1]["content"]
+    assert cut.endswith("(interrupted)")  # the session ended mid-reply: it was stopped
+
+
+def test_timeline_strip_and_work_panel_html():
+    ref: list[TypedTurns] = []
+    turns = TypedTurns(FakeFrontend(_typing({2: "and photosynthesis?"}, ref)), _answer)
+    ref.append(turns)
+    turns.say("What is the pH scale? Explain it fully please, with every detail you have.")
+    session = _session(turns, 6)
+    session.speech.words_per_second = 1.0
+    session.run()
+    strip = timeline_html(session.timeline.entries)
+    assert strip.count("venus-cell") == 6 and "interruption" in strip
+    assert "venus-both" in strip and ">S<" in strip and ">L<" in strip
+    assert "No background work" in work_html([])
+
+
+def test_moments_html_seeks_the_player(tmp_path):
+    from PIL import Image
+
+    frame = tmp_path / "k.jpg"
+    Image.new("RGB", (320, 180), "navy").save(frame)
+    html = moments_html([Moment(62.0, 70.0, 0.9, "The <pH> scale", keyframe=str(frame))],
+                        "cited")
+    assert "data-seek='62.00'" in html and "1:02–1:10" in html
+    assert "data:image/jpeg;base64," in html and "&lt;pH&gt;" in html
+    assert "Nothing" in moments_html([])
+
+
+def test_the_loop_never_waits_for_the_browser():
+    # The live source must not block the session: an idle tab still gets its cadence.
+    clock = SimulatedClock()
+    turns = TypedTurns(FakeFrontend(), _answer)
+    session = Session(turns, LiveSource(clock, max_chunks=4), clock=clock,
+                      options=SessionOptions(pace=False, drain_s=0.0))
+    summary = session.run()
+    assert summary.chunks == 4 and asyncio.iscoroutinefunction(session.arun)

@@ -1,0 +1,64 @@
+"""``venus app``: serve the Gradio demo (``demos``) on the embedded defaults or a heavier frontend.
+
+Only maps flags onto `demos.AppOptions` / `demos.SessionRegistry` and calls
+`demos.ui.launch`; Gradio is imported when the command runs (the ``demo`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "app", help="open the Gradio app: video QA, interruptions, background work",
+        description="Serve the realtime-venus Gradio app. Each browser session gets its own "
+        "video memory, conversation loop and background channel; its files are deleted "
+        "when the tab closes.")
+    p.add_argument("--server-name", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; 0.0.0.0 for your network)")
+    p.add_argument("--server-port", type=int, default=7860, help="port (default 7860)")
+    p.add_argument("--share", action="store_true",
+                   help="also open a temporary public gradio.live link")
+    p.add_argument("--frontend", default="embedded", metavar="SPEC",
+                   help="conversational frontend: 'embedded' (CPU default), "
+                   "'transformers:/local/model/dir' or 'openai:http://host:8000/v1'")
+    p.add_argument("--model", default="default",
+                   help="served model name for an 'openai:' frontend (default 'default')")
+    p.add_argument("--max-upload-mb", type=float, default=500.0,
+                   help="largest video upload accepted, in MB (default 500)")
+    p.add_argument("--sample-minutes", type=float, default=3.0,
+                   help="length of the sample lecture (default 3)")
+    p.add_argument("--samples", default="samples",
+                   help="folder for the sample lecture (default samples/)")
+    p.add_argument("--workdir", default=None,
+                   help="parent folder of the per-session temp folders (default: system temp)")
+    p.add_argument("--no-tts", action="store_true", help="text replies only, no synthesized voice")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from demos.frontends import parse_frontend
+    from demos.state import AppOptions, SessionRegistry
+
+    spec = parse_frontend(args.frontend, args.model)  # a bad flag fails before serving
+    options = AppOptions(root=Path(args.workdir) if args.workdir else None,
+                         max_upload_mb=args.max_upload_mb, sample_minutes=args.sample_minutes,
+                         samples_dir=Path(args.samples), frontend=spec)
+    try:
+        from demos.ui import launch
+    except ImportError as exc:
+        from memory.errors import MissingExtraError
+
+        raise MissingExtraError(f"venus app needs Gradio ({exc}); install the extra: "
+                                f"pip install 'realtime-venus[demo]'") from exc
+    registry = SessionRegistry(options)
+    print(f"venus app: http://{args.server_name}:{args.server_port} "
+          f"(frontend: {spec.describe()})", flush=True)
+    try:
+        launch(registry, server_name=args.server_name, server_port=args.server_port,
+               share=args.share, tts=not args.no_tts)
+    finally:
+        registry.close_all()
+    return 0
