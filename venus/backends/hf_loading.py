@@ -133,13 +133,13 @@ def load_model(path: str | Path, device: str = "cpu", dtype: str = "auto") -> Lo
     directory = Path(path).expanduser()
     family = detect_family(config)
     cls = _model_class(family, str(config.get("model_type", "")))
+    torch_dtype = _torch_dtype(dtype, device)
     from transformers import AutoTokenizer
 
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(directory), local_files_only=True)
         with _no_progress_bar():
-            model = cls.from_pretrained(str(directory), local_files_only=True,
-                                        dtype=_torch_dtype(dtype, device))
+            model = cls.from_pretrained(str(directory), local_files_only=True, dtype=torch_dtype)
     except (OSError, ValueError, KeyError) as exc:
         raise ConfigError(
             f"could not load the model at {directory} as {cls.__name__} ({exc}); pass "
