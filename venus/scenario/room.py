@@ -44,14 +44,17 @@ class SimulatedRoom:
 
     ``output`` is the assistant's `venus.speech.AudioSpeechOutput` (needed for echo and
     for ``after_assistant`` turns); ``video`` an iterable of `VideoChunk` (e.g.
-    ``memory.video.open_video``); ``tts`` any `SpeechSynthesizer`.
+    ``memory.video.open_video``), ending the scenario with the video unless turns remain;
+    ``on_video(chunk)`` sees each video chunk as it is watched (to grow a memory live);
+    ``tts`` any `SpeechSynthesizer`.
     """
 
     def __init__(self, scenario: Scenario, tts: SpeechSynthesizer, *, output=None,
-                 video=None) -> None:
+                 video=None, on_video=None) -> None:
         self.scenario = scenario
         self.output = output
         self.video = video
+        self.on_video = on_video  # called with each video chunk as it is watched (live memory)
         if output is None and (scenario.echo or any(t.after_assistant for t in scenario.turns)):
             raise ValueError("echo and 'after_assistant' turns need the assistant's output")
         self._speech = [self._voice(tts, t) for t in scenario.turns]
@@ -75,6 +78,8 @@ class SimulatedRoom:
             v = next(video, None) if video is not None else None
             if v is None and self._done(start):
                 return
+            if v is not None and self.on_video is not None:
+                self.on_video(v)
             self._place(start)
             audio = self._chunk_audio(index, v)
             frames = v.frames if v is not None else ()
@@ -86,7 +91,7 @@ class SimulatedRoom:
             return True
         if any(p is None for p in self.placed):
             return False
-        return t >= max(p.end for p in self.placed) + self.scenario.tail_s
+        return t >= max((p.end for p in self.placed), default=0.0) + self.scenario.tail_s
 
     def _place(self, now: float) -> None:
         """Place every turn whose start is now known and has not been placed yet."""

@@ -11,8 +11,10 @@ assistant, sample-aligned with the input: same start, same length) and
 from __future__ import annotations
 
 import logging
+import shutil
 import tempfile
 import wave
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -22,14 +24,14 @@ import numpy as np
 
 from memory.media import SAMPLE_RATE
 from venus.capabilities import builtin_capabilities
-from venus.clock import SimulatedClock
+from venus.clock import Clock, SimulatedClock
 from venus.frontend.embedded import EmbeddedFrontend
 from venus.perception import PerceptionConfig, UserPerception
 from venus.runtime import Session, SessionOptions, SessionSummary
 from venus.scenario.room import PlacedTurn, SimulatedRoom
 from venus.scenario.schema import Scenario
 from venus.speech import AudioSpeechOutput, SpeechOutputOptions
-from venus.timeline import Timeline
+from venus.timeline import Timeline, TimelineEntry
 
 __all__ = ["ScenarioModels", "ScenarioRun", "run_scenario", "shared_models", "write_wav"]
 
@@ -102,15 +104,24 @@ class ScenarioRun:
 
 def run_scenario(scenario: Scenario, out_dir: str | Path | None = None, *,
                  models: ScenarioModels | None = None, memory: Any = None,
-                 output_options: SpeechOutputOptions | None = None) -> ScenarioRun:
-    """Run ``scenario`` in simulated time; write the three files into ``out_dir`` if given."""
+                 output_options: SpeechOutputOptions | None = None, clock: Clock | None = None,
+                 on_entry: Callable[[TimelineEntry], None] | None = None) -> ScenarioRun:
+    """Run ``scenario`` (in simulated time unless ``clock`` is given, e.g. a `WallClock`)
+    and write the three files into ``out_dir`` if given; ``on_entry`` sees every timeline
+    entry as it is recorded.
+
+    Memory: ``memory`` if given; else the scenario's ``notes``; else, with a video, a
+    `memory.VideoMemory` that grows *live* from the chunks the session watches (so an
+    answer at time t only knows the video up to t), in ``out_dir/memory`` or a temp dir.
+    """
     models = models or shared_models()
     out = Path(out_dir) if out_dir is not None else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "timeline.jsonl").unlink(missing_ok=True)
     output = AudioSpeechOutput(output_options, synthesizer=models.tts)
-    memory = memory if memory is not None else _memory(scenario, models, out)
+    memory = memory if memory is not None else _memory(scenario, out)
+    on_video = memory.add if _is_live(memory) else None
     perception = UserPerception(
         PerceptionConfig(assistant_name=scenario.assistant_name,
                          other_names=tuple(scenario.other_names)),
@@ -118,12 +129,18 @@ def run_scenario(scenario: Scenario, out_dir: str | Path | None = None, *,
         faces=scenario.mode == "omni")
     frontend = EmbeddedFrontend(output, memory=memory, perception=perception, mode=scenario.mode)
     video = _video(scenario)
-    room = SimulatedRoom(scenario, models.tts, output=output, video=video)
+    room = SimulatedRoom(scenario, models.tts, output=output, video=video, on_video=on_video)
     timeline = Timeline(scenario.name, out / "timeline.jsonl" if out else None)
-    session = Session(frontend, room, clock=SimulatedClock(), capabilities=builtin_capabilities(),
+    if on_entry is not None:
+        timeline.subscribe(on_entry)
+    session = Session(frontend, room, clock=clock or SimulatedClock(), capabilities=builtin_capabilities(),
                       speech=output, memory=memory, timeline=timeline, session_id=scenario.name,
                       options=SessionOptions(drain_s=30.0))
-    summary = session.run()
+    try:
+        summary = session.run()
+    finally:
+        if _is_live(memory):
+            memory.close()
     mic = room.input_audio()
     played = _aligned(output.waveform(), len(mic))
     if out is not None:
@@ -147,7 +164,11 @@ def _video(scenario: Scenario):
     return open_video(scenario.video, fps=1.0)
 
 
-def _memory(scenario: Scenario, models: ScenarioModels, out: Path | None):
+def _is_live(memory: Any) -> bool:
+    return memory is not None and hasattr(memory, "add") and hasattr(memory, "close")
+
+
+def _memory(scenario: Scenario, out: Path | None):
     if scenario.notes:
         from venus.testing import FakeMemory, FakeMoment
 
@@ -158,9 +179,9 @@ def _memory(scenario: Scenario, models: ScenarioModels, out: Path | None):
     from memory import VideoMemory
 
     where = out / "memory" if out else Path(tempfile.mkdtemp(prefix="venus-scenario-"))
-    mem = VideoMemory.create(where)
-    mem.ingest(scenario.video)
-    return mem
+    if out is not None and where.is_dir():
+        shutil.rmtree(where)  # our own output of an earlier run: start afresh
+    return VideoMemory.create(where)
 
 
 def write_wav(path: str | Path, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> Path:

@@ -102,7 +102,7 @@ class Scenario(_Strict):
     tail_s: float = Field(default=10.0, ge=0, le=600)
     max_s: float = Field(default=600.0, gt=0, le=7200)
     seed: int = 0
-    turns: list[Turn] = Field(min_length=1)
+    turns: list[Turn] = Field(default_factory=list)
 
 
 def load_scenario(path: str | Path) -> Scenario:
