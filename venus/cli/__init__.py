@@ -19,8 +19,6 @@ _COMMAND_MODULES = (
     "venus.cli.bench",
     "venus.cli.talk",
     "venus.cli.simulate",
-    "venus.cli.talk",
-    "venus.cli.simulate",
     "venus.cli.app",
 )
 
