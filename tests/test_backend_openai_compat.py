@@ -237,6 +237,13 @@ def test_not_a_completion_is_a_clear_error(server):
         backend.decide(ChunkInput(0.0, 1.0))
 
 
+def test_an_error_inside_the_stream_is_reported(server):
+    event = json.dumps({"error": {"message": "CUDA out of memory"}})
+    server.replies = [Reply(body=f"data: {event}\n\n")]
+    with _backend(server) as backend, pytest.raises(BackendError, match="CUDA out of memory"):
+        backend.decide(ChunkInput(0.0, 1.0))
+
+
 def test_timeout_is_a_clear_error(server):
     server.replies = [Reply(hang=True)]
     with _backend(server, timeout_s=0.3, stream=False) as backend, \

@@ -246,9 +246,12 @@ def _sse_deltas(lines, malformed) -> Iterator[str]:
         if data == "[DONE]":
             return
         try:
-            choices = json.loads(data).get("choices") or []
+            payload = json.loads(data)
+            choices = payload.get("choices") or []
         except (ValueError, AttributeError) as exc:
             raise malformed(data) from exc
+        if payload.get("error"):  # vLLM and others report failures inside the stream
+            raise malformed(f"error: {payload['error']}")
         for choice in choices:
             delta = (choice.get("delta") or {}).get("content")
             if delta:
