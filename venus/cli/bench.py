@@ -11,6 +11,7 @@ import importlib
 
 BENCHMARKS = {
     "decode": "venus.bench.decode",
+    "frontend": "venus.bench.frontend",
     "harness": "venus.bench.harness",
     "memory": "venus.bench.memory",
 }

@@ -30,6 +30,7 @@ Pass the same `AudioSpeechOutput` to the frontend and to ``Session(speech=...)``
 from __future__ import annotations
 
 import logging
+from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,6 +40,7 @@ from memory.audio import rms_db
 from memory.errors import MemoryToolkitError
 from memory.media import SAMPLE_RATE, VideoChunk, as_audio
 from memory.models.base import Word
+from venus.clock import perf_seconds
 from venus.errors import ConfigError
 from venus.events import (
     ControlToken,
@@ -104,10 +106,18 @@ class EmbeddedFrontend:
         self._was_speaking = False
         self._last_cut: str = ""
         self._faces_seen = False
+        self.step_seconds: deque[float] = deque(maxlen=100_000)  # wall time per step (bench)
         self._partials_wanted = self.perception.config.partials
 
     # -- one chunk -----------------------------------------------------------------
     def step(self, chunk: VideoChunk, view: SessionView) -> Decision:
+        began = perf_seconds()
+        try:
+            return self._step(chunk, view)
+        finally:
+            self.step_seconds.append(perf_seconds() - began)
+
+    def _step(self, chunk: VideoChunk, view: SessionView) -> Decision:
         audio, reference = self._cancel_echo(chunk)
         frames = chunk.frames if self.options.mode == "omni" else ()
         self._partials(view)

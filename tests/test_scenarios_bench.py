@@ -1,0 +1,32 @@
+"""``venus bench frontend`` runs and reports the stable keys."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from venus.bench.frontend import KINDS, scenario_doc
+from venus.cli import main
+from venus.scenario import parse_scenario
+
+
+def test_bench_scenarios_are_valid_and_seeded():
+    for kind in KINDS:
+        a = scenario_doc(kind, random.Random(7), "x")
+        assert a == scenario_doc(kind, random.Random(7), "x")
+        parse_scenario(a)
+
+
+@pytest.mark.slow
+def test_bench_frontend_prints_the_stable_keys(tmp_path, capsys):
+    path = tmp_path / "f.json"
+    assert main(["bench", "frontend", "--runs", "1", "--kinds", "interruption",
+                 "--json", str(path)]) == 0
+    figures = json.loads(path.read_text())
+    for key in ("decision_ms_p50", "decision_ms_p95", "stop_latency_s_p50", "stop_latency_s_p95"):
+        assert isinstance(figures[key], float), key
+    assert figures["interruption_response"] == 1.0
+    assert 0.0 < figures["stop_latency_s_p50"] <= 0.5
+    assert "decision p50" in capsys.readouterr().out

@@ -1,0 +1,121 @@
+"""``venus bench frontend``: decision latency and stop latency of the embedded frontend.
+
+Runs seeded overlap scenarios (`venus.scenario`) in simulated time with the real models
+(Silero VAD, Whisper tiny.en, MiniLM, eSpeak): a user question, the assistant's answer,
+and one overlap while it speaks (interruption, backchannel, other-directed remark,
+background speech 15-25 dB down), in voices, phrasings and delays drawn from ``--seed``.
+
+* ``decision_ms_p50/p95``: wall time of `EmbeddedFrontend.step` per one-second chunk, all
+  of it: echo cancellation, perception (VAD, ASR, embeddings, faces) and the policy;
+* ``stop_latency_s_p50/p95``: session time from the interrupting user's first sample to
+  the first 0.2 s of silence in ``output.wav`` (interruption scenarios);
+* per kind, whether the right action was taken (``interruption_response``: stopped and
+  answered; ``continuation_*``: the answer played to its end).
+
+The first run also loads the models; its chunks are measured too (one cold start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from typing import Any
+
+from venus.bench.report import BenchReport, peak_rss_mb, percentile
+
+__all__ = ["DESCRIPTION", "add_arguments", "run", "scenario_doc"]
+
+DESCRIPTION = ("per-chunk decision latency (p50/p95, wall) and stop latency (session time) of "
+               "the embedded frontend over seeded overlap scenarios with real models")
+
+KINDS = ("interruption", "backchannel", "other_directed", "background")
+NOTES = [
+    {"start": 0, "end": 30, "text": "Leaves make sugar from sunlight in a process called photosynthesis."},
+    {"start": 30, "end": 60, "text": "Roots take up water and minerals from the soil."},
+]
+QUESTIONS = ("What do leaves make from sunlight?", "How do leaves make sugar?",
+             "What is photosynthesis?")
+OVERLAP_TEXTS = {
+    "interruption": ("Wait, what do the roots do?", "Hold on, what about the roots?",
+                     "Sorry, how do roots take up water?", "Stop, can you explain the soil part?"),
+    "backchannel": ("Mm-hmm.", "Yeah.", "Right.", "Okay.", "I see."),
+    "other_directed": ("John, can you pass me the salt?", "Sarah, close the door please.",
+                       "Mike, the pizza is here."),
+    "background": ("And now the weather for the weekend, sunny with light winds.",
+                   "The match ended two all after extra time.",
+                   "Traffic is heavy on the northern bypass this evening."),
+}
+VOICES = ("en-us", "en-us+f2", "en-us+m3", "en-us+f4", "en+m7", "en-gb-x-rp+f3")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--runs", type=int, default=3, help="scenarios per overlap kind (3)")
+    parser.add_argument("--kinds", default=",".join(KINDS),
+                        help=f"comma-separated overlap kinds ({','.join(KINDS)})")
+
+
+def scenario_doc(kind: str, rng: random.Random, name: str) -> dict[str, Any]:
+    """One seeded scenario: a question, then a ``kind`` overlap while the answer plays."""
+    voice = rng.choice(VOICES)
+    overlap: dict[str, Any] = {"text": rng.choice(OVERLAP_TEXTS[kind]), "label": kind,
+                               "after_assistant": round(rng.uniform(1.2, 2.5), 2)}
+    if kind == "background":
+        overlap.update(voice=rng.choice([v for v in VOICES if v != voice]), speaker="background",
+                       gain_db=-rng.uniform(15, 25))
+    elif kind == "other_directed":
+        overlap.update(voice=voice, speaker="user")
+    else:
+        overlap.update(voice=voice)
+    return {"name": name, "notes": NOTES, "tail_s": 6,
+            "turns": [{"at": 1.0, "text": rng.choice(QUESTIONS), "voice": voice}, overlap]}
+
+
+def run(args: argparse.Namespace) -> BenchReport:
+    from venus.events import OverlapClassified, SpeechQueued, SpeechStopped
+    from venus.scenario import parse_scenario, run_scenario
+
+    rng = random.Random(args.seed)
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    steps: list[float] = []
+    stops: list[float] = []
+    right: dict[str, list[bool]] = {k: [] for k in kinds}
+    rows: list[list[Any]] = []
+    for i in range(args.runs):
+        for kind in kinds:
+            result = run_scenario(parse_scenario(scenario_doc(kind, rng, f"{kind}-{i}")))
+            steps.extend(result.frontend.step_seconds)
+            over = result.turns[1]
+            stopped = [e for e in result.timeline.events(SpeechStopped) if e.reason != "session ended"]
+            seen = [e.kind.value for e in result.timeline.events(OverlapClassified)]
+            if kind == "interruption":
+                silent = result.silent_after(over.start)
+                latency = (silent - over.start) if silent is not None else float("nan")
+                stops.append(latency)
+                answered = len(result.timeline.events(SpeechQueued)) >= 2
+                ok = bool(stopped) and answered
+            else:
+                latency = None
+                ok = not stopped
+            right[kind].append(ok)
+            rows.append([f"{kind}-{i}", over.turn.text[:34], ",".join(seen) or "-",
+                         "ok" if ok else "WRONG",
+                         "" if latency is None else f"{latency:.2f}"])
+    ms = [s * 1000 for s in steps]
+    figures = {
+        "decision_ms_p50": round(percentile(ms, 50), 1),
+        "decision_ms_p95": round(percentile(ms, 95), 1),
+        "decision_ms_max": round(max(ms), 1),
+        "chunks": len(ms),
+        "stop_latency_s_p50": round(percentile(stops, 50), 3) if stops else None,
+        "stop_latency_s_p95": round(percentile(stops, 95), 3) if stops else None,
+        "runs_per_kind": args.runs,
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+    }
+    for kind, oks in right.items():
+        key = "interruption_response" if kind == "interruption" else f"continuation_{kind}"
+        figures[key] = round(sum(oks) / len(oks), 3) if oks else None
+    summary = (f"decision p50 {figures['decision_ms_p50']} ms, p95 {figures['decision_ms_p95']} ms "
+               f"per chunk over {len(ms)} chunks (target p95 <= 100); stop latency p50 "
+               f"{figures['stop_latency_s_p50']} s (target <= 0.5)")
+    return BenchReport("frontend", ["scenario", "overlap", "classified", "action", "stop_s"],
+                       rows, summary, figures)
