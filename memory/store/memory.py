@@ -239,6 +239,9 @@ class VideoMemory(MemoryReader):
             self.flush()
             self.checkpoint()
         finally:
+            if self._pipeline is not None:
+                self._pipeline.close()
+                self._pipeline = None
             self.db.close()
 
     def __enter__(self) -> VideoMemory:

@@ -1,14 +1,18 @@
 """Per-chunk processing: one-second `VideoChunk`s in, `ChunkRecord`s out.
 
-Key frames are found as each chunk arrives (cheap), and only those frames are OCR'd
-(and captioned when a captioner is set). Speech waits in the `SpeechBatcher` until a
-batch can be transcribed, so records come out in order, a batch at a time. Time spent
-per stage accumulates in ``timers`` (seconds) for the benchmark.
+Key frames are found as each chunk arrives (cheap), and only those frames are read by
+OCR (and captioned when asked). Reading runs on one background worker, overlapping the
+VAD + ASR that the main thread does on buffered speech: on two cores that hides most of
+the OCR time. Speech waits in the `SpeechBatcher` until a batch can be transcribed, and
+records come out in order, a batch at a time, once their key frames are read. Busy time
+per stage accumulates in ``timers`` (seconds; OCR's overlaps ASR's).
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from memory.media import VideoChunk
@@ -30,13 +34,22 @@ def ocr_text(boxes: list[TextBox], min_confidence: float = 0.5) -> str:
 
 @dataclass
 class _Visual:
+    """The key frame on screen for a chunk; its text arrives from the reader worker."""
+
     keyframe_id: int | None
-    ocr_text: str
-    caption: str
+    reading: Future  # -> (ocr_text, caption)
+    new: KeyFrameRecord | None = None
+
+
+def _done(value) -> Future:
+    f: Future = Future()
+    f.set_result(value)
+    return f
 
 
 class ChunkPipeline:
-    """Streaming state: the key frame on screen and the chunks awaiting transcription."""
+    """Streaming state: the key frame on screen, chunks awaiting transcription, and the
+    worker reading key frames (owned here; `close` stops it)."""
 
     def __init__(self, models: MemoryModels, options: StoreOptions, timers: dict,
                  last_keyframe: KeyFrameRecord | None = None) -> None:
@@ -44,10 +57,14 @@ class ChunkPipeline:
         last_sig = Signature.from_bytes(last_keyframe.signature) \
             if last_keyframe is not None and last_keyframe.signature else None
         self.detector = KeyFrameDetector(options.keyframes, last_sig)
-        self.current = _Visual(last_keyframe.id, last_keyframe.ocr_text,
-                               last_keyframe.caption) if last_keyframe else _Visual(None, "", "")
+        self.current = _Visual(last_keyframe.id,
+                               _done((last_keyframe.ocr_text, last_keyframe.caption))) \
+            if last_keyframe else _Visual(None, _done(("", "")))
+        models.get("ocr")  # load the models on this thread, before any work is queued
         self.speech = SpeechBatcher(models.get("vad"), models.get("asr"), options.speech, timers)
-        self._visuals: dict[int, tuple[_Visual, KeyFrameRecord | None]] = {}
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-ocr")
+        self._timer_lock = threading.Lock()
+        self._visuals: dict[int, _Visual] = {}
 
     @property
     def pending(self) -> int:
@@ -60,15 +77,23 @@ class ChunkPipeline:
     def flush(self) -> list[ChunkRecord]:
         return self._records(self.speech.flush())
 
+    def close(self) -> None:
+        """Stop the reader worker (waits for a frame being read)."""
+        self._reader.shutdown(wait=True)
+
     def _records(self, ready) -> list[ChunkRecord]:
         out = []
         for chunk, words in ready:
-            visual, new = self._visuals.pop(chunk.index)
+            visual = self._visuals.pop(chunk.index)
+            text, caption = visual.reading.result()  # re-raises an OCR failure here
+            new = visual.new
+            if new is not None:
+                new.ocr_text, new.caption = text, caption
             out.append(ChunkRecord(chunk.index, chunk.start, chunk.end, words,
-                                   visual.keyframe_id, visual.ocr_text, visual.caption, new))
+                                   visual.keyframe_id, text, caption, new))
         return out
 
-    def _look(self, chunk: VideoChunk) -> tuple[_Visual, KeyFrameRecord | None]:
+    def _look(self, chunk: VideoChunk) -> _Visual:
         t0 = time.perf_counter()
         changed = None
         for frame in chunk.frames:
@@ -77,19 +102,18 @@ class ChunkPipeline:
                 changed = (frame, sig)
         self._tick("keyframes", t0)
         if changed is None:
-            return self.current, None
+            return _Visual(self.current.keyframe_id, self.current.reading)
         frame, sig = changed
         record = KeyFrameRecord(chunk.index, frame.time, f"keyframes/{chunk.index:08d}.jpg",
-                                self._read(frame.image), sig.to_bytes(),
-                                self._caption(frame.image), frame.image)
-        self.current = _Visual(record.id, record.ocr_text, record.caption)
-        return self.current, record
+                                "", sig.to_bytes(), "", frame.image)
+        self.current = _Visual(record.id, self._reader.submit(self._read, frame.image), record)
+        return self.current
 
-    def _read(self, image) -> str:
+    def _read(self, image) -> tuple[str, str]:
         t0 = time.perf_counter()
         text = ocr_text(self.models.get("ocr").read(image), self.options.min_ocr_confidence)
         self._tick("ocr", t0)
-        return text
+        return text, self._caption(image)
 
     def _caption(self, image) -> str:
         if self.models.captioner is None or not self.options.caption_at_ingest:
@@ -100,4 +124,5 @@ class ChunkPipeline:
         return text
 
     def _tick(self, stage: str, t0: float) -> None:
-        self.timers[stage] = self.timers.get(stage, 0.0) + time.perf_counter() - t0
+        with self._timer_lock:
+            self.timers[stage] = self.timers.get(stage, 0.0) + time.perf_counter() - t0
