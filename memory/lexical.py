@@ -22,10 +22,7 @@ __all__ = ["BM25Index", "BM25Options", "reciprocal_rank_fusion", "tokenize"]
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
-    "a an and are as at be been but by can did do does for from had has have he her his how "
-    "i if in into is it its me my of on or our she so that the their them then there these "
-    "they this to was we were what when where which who why will with you your about after "
-    "before said say says tell told".split()
+    ["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "she", "so", "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "about", "after", "before", "said", "say", "says", "tell", "told"]
 )
 
 

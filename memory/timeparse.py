@@ -84,8 +84,8 @@ def _rules(now: float, recent: float):
         (rf"\b{_NUM}\s+{_UNIT}\s+ago\b", lambda m: _ago(now, _seconds(m[1], m[2]))),
         (rf"\bat\s+minute\s+{_NUM}\b",
          lambda m: (_num(m[1]) * 60.0 - 30.0, _num(m[1]) * 60.0 + 30.0)),
-        (r"\b(?:at|near|in)\s+the\s+(?:very\s+)?(?:start|beginning|outset)\b"
-         r"|\b(?:at\s+)?first\b(?=\s*[,?.!]|\s*$)",
+        ((r"\b(?:at|near|in)\s+the\s+(?:very\s+)?(?:start|beginning|outset)\b"
+          r"|\b(?:at\s+)?first\b(?=\s*[,?.!]|\s*$)"),
          lambda m: (0.0, start_span, "earliest")),
         (r"\b(?:just\s+now|a\s+moment\s+ago|recently|right\s+now|just\s+said)\b",
          lambda m: (now - recent, now, "latest")),

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from memory.benchmarks.needle import KINDS, _plan, insert_needles, summarize, NeedleResult
+from memory.benchmarks.needle import KINDS, NeedleResult, _plan, insert_needles, summarize
 from memory.samples import lecture_script
 
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 SPECIAL = ["<unk>", "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>",
            "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
-WORDS = ("the a picture shows slide text said at of and what is was on screen sunset ocean "
-         "forest user assistant system describe this in one sentence question answer").split()
+WORDS = ["the", "a", "picture", "shows", "slide", "text", "said", "at", "of", "and", "what", "is", "was", "on", "screen", "sunset", "ocean", "forest", "user", "assistant", "system", "describe", "this", "in", "one", "sentence", "question", "answer"]
 
 
 def build_tiny_qwen_vl(out: Path) -> Path:

@@ -70,7 +70,7 @@ def _default(name: str) -> Any:
         from memory.answer import ExtractiveAnswerer
 
         return ExtractiveAnswerer()
-    import memory.models as models
+    from memory import models
 
     factory = {"embedder": "MiniLMEmbedder", "vad": "SileroSpeechDetector",
                "asr": "WhisperTranscriber", "ocr": "RapidOCRReader"}[name]

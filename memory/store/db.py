@@ -155,7 +155,7 @@ class MemoryDB:
         return -1 if row[0] is None else int(row[0])
 
     def next_id(self, table: str) -> int:
-        row = self.conn.execute(f"SELECT MAX(id) FROM {table}").fetchone()  # noqa: S608
+        row = self.conn.execute(f"SELECT MAX(id) FROM {table}").fetchone()
         return 0 if row[0] is None else int(row[0]) + 1
 
     def chunks(self, where: str = "1", args: tuple = ()) -> list[ChunkRecord]:
@@ -186,5 +186,5 @@ class MemoryDB:
         return [ChapterRecord(*r[:6], _vector(r[6])) for r in rows]
 
     def counts(self) -> dict[str, int]:
-        return {t: self.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]  # noqa: S608
+        return {t: self.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
                 for t in ("chunks", "keyframes", "segments", "chapters")}

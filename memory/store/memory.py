@@ -247,7 +247,7 @@ class VideoMemory(MemoryReader):
     def __enter__(self) -> VideoMemory:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @locked

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> BenchReport:
     depths = [float(x) for x in args.depths.split(",")]
     haystack = work / f"haystack-{args.minutes:g}m-seed{args.seed}"
     print(f"haystack: {args.minutes:g} min, needles at depths {depths} -> {haystack}")
-    video, needles, truth = build_haystack(args.minutes, haystack, depths, args.seed,
+    video, needles, _truth = build_haystack(args.minutes, haystack, depths, args.seed,
                                            progress=True)
     import torch
 
