@@ -10,13 +10,14 @@ User-facing problems (bad arguments, bad scenario files, a missing model) are
     ├── ConfigError        an option, file or argument the user passed is invalid
     │   └── CapabilityDefinitionError  a capability cannot be registered as written
     ├── TimelineFormatError  a timeline JSONL file cannot be read back
+    ├── BackendError       a model backend (local model, OpenAI-compatible server) failed
     └── CapabilityFailure  raised by a capability: the tool failed (recorded, not raised)
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "CapabilityDefinitionError", "CapabilityFailure", "ConfigError", "TimelineFormatError",
+    "BackendError", "CapabilityDefinitionError", "CapabilityFailure", "ConfigError", "TimelineFormatError",
     "VenusError",
 ]
 
@@ -47,3 +48,10 @@ class CapabilityFailure(VenusError):
     def __init__(self, message: str, *, retryable: bool = False) -> None:
         super().__init__(message)
         self.retryable = retryable
+
+
+class BackendError(VenusError):
+    """A model backend could not answer: server unreachable, HTTP error, bad model output.
+
+    The message is one sentence naming the server or model and what to do.
+    """

@@ -14,20 +14,13 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from venus.errors import VenusError
+from venus.errors import BackendError
 from venus.events import ControlToken
 
 __all__ = ["CONTROL_TOKENS", "BackendDecision", "BackendError", "ChunkInput", "ModelBackend"]
 
 CONTROL_TOKENS: tuple[str, ...] = tuple(t.value for t in ControlToken)
 """``<|listen|>``, ``<|speak|>``, ``<|turn_eos|>``, in `ControlToken` order."""
-
-
-class BackendError(VenusError):
-    """A model backend could not answer: server unreachable, HTTP error, bad model output.
-
-    The message is one sentence naming the server or model and what to do.
-    """
 
 
 @dataclass(frozen=True)
