@@ -34,6 +34,14 @@ def test_bad_scenarios_get_one_clear_error(tmp_path, capsys):
     assert "check the path" in capsys.readouterr().err
 
 
+def test_simulate_prints_the_schema(capsys):
+    assert main(["simulate", "--schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert "turns" in schema["properties"] and "Turn" in schema["$defs"]
+    assert main(["simulate"]) == 2
+    assert "give a scenario file" in capsys.readouterr().err
+
+
 def test_talk_rejects_a_malformed_say(capsys):
     assert main(["talk", "whatever.mp4", "--say", "soon: hello"]) == 2
     assert "is not T:TEXT" in capsys.readouterr().err

@@ -39,6 +39,16 @@ def test_overlap_table(text, kw, kind):
     assert classify_overlap(facts(text, **kw)) is kind
 
 
+def test_leading_name_catches_a_vocative_written_as_a_sentence():
+    from venus.frontend.floor import leading_name
+
+    assert leading_name("Sarah. Close the door, please.") == "Sarah"
+    assert leading_name("Mike, the pizza is here.") == "Mike"
+    assert leading_name("Wait. What about roots?") is None
+    assert leading_name("Okay, go on.") is None
+    assert leading_name("Sarah") is None
+
+
 def test_undecided_while_still_talking_then_interruption_when_long():
     assert classify_overlap(facts("", ended=False, duration=0.4)) is None
     assert classify_overlap(facts("Yeah", ended=False, duration=0.5)) is None  # "yeah, but..."?
@@ -112,3 +122,14 @@ def test_arithmetic_and_durations():
     assert parse_duration("in half an hour") == 1800.0
     assert parse_duration("in 90 seconds") == 90.0
     assert parse_duration("soon") is None
+
+
+def test_a_revised_answer_continues_from_the_sentence_that_was_cut():
+    from venus.frontend.embedded import resume_text
+
+    text = "Leaves make sugar. Chlorophyll absorbs red light, and reflects green. Roots drink."
+    assert resume_text(text, "Leaves make") == text
+    assert resume_text(text, "Leaves make sugar. Chlorophyll absorbs") == (
+        "Chlorophyll absorbs red light, and reflects green. Roots drink.")
+    assert resume_text(text, "Leaves make sugar.") == (
+        "Chlorophyll absorbs red light, and reflects green. Roots drink.")

@@ -11,6 +11,7 @@ from memory.media import SAMPLE_RATE
 from memory.samples.slides import draw_scene
 from memory.video.writer import write_video
 from venus.events import (
+    FloorActionTaken,
     OverlapClassified,
     OverlapKind,
     PlaybackAcknowledged,
@@ -22,6 +23,7 @@ from venus.events import (
     WorkItemStateChanged,
     WorkState,
 )
+from venus.frontend.embedded import resume_text
 from venus.scenario import parse_scenario, run_scenario
 
 pytestmark = pytest.mark.slow
@@ -164,3 +166,21 @@ def test_interruption_during_delivery_leaves_the_item_not_delivered():
     assert states[0][1] is WorkState.COMPLETED  # back to pending, not delivered
     answer = [e for t, e in _entries(run, SpeechQueued) if t > stop_t and e.item_id is None]
     assert answer and "sugar" in answer[0].text.lower()
+
+
+def test_say_that_again_revises_from_what_was_heard():
+    long_notes = [{"start": 0, "end": 30, "text": "Leaves make sugar from sunlight. Chlorophyll "
+                   "absorbs red and blue light and reflects green light back to our eyes."}]
+    doc = {"name": "repeat", "notes": long_notes, "turns": [
+        {"at": 1.0, "text": "What do leaves make from sunlight?"},
+        {"after_assistant": 3.0, "text": "Sorry, can you say that again?", "label": "interruption"}]}
+    run = _run(doc)
+    first = _entries(run, SpeechQueued)[0][1]
+    stop = next(e for _, e in _entries(run, SpeechStopped) if e.utterance_id == first.utterance_id)
+    assert 0 < stop.heard_fraction < 1
+    floors = [e.action.value for _, e in _entries(run, FloorActionTaken)]
+    assert "yield_floor" in floors and "revise_response" in floors
+    revised = _entries(run, SpeechQueued)[1][1]
+    heard = run.output.heard[first.utterance_id]
+    assert revised.text == resume_text(first.text, heard.heard_text)
+    assert first.text.endswith(revised.text) and len(revised.text) < len(first.text)

@@ -9,8 +9,9 @@ background speech 15-25 dB down), in voices, phrasings and delays drawn from ``-
   of it: echo cancellation, perception (VAD, ASR, embeddings, faces) and the policy;
 * ``stop_latency_s_p50/p95``: session time from the interrupting user's first sample to
   the first 0.2 s of silence in ``output.wav`` (interruption scenarios);
-* per kind, whether the right action was taken (``interruption_response``: stopped and
-  answered; ``continuation_*``: the answer played to its end).
+* per kind, the share classified right *and* acted on right (``interruption_response``:
+  stopped and answered; ``continuation_*``: the answer played to its end, and the
+  overlap got no reply).
 
 The first run also loads the models; its chunks are measured too (one cold start).
 """
@@ -94,8 +95,9 @@ def run(args: argparse.Namespace) -> BenchReport:
                 answered = len(result.timeline.events(SpeechQueued)) >= 2
                 ok = bool(stopped) and answered
             else:
-                latency = None
-                ok = not stopped
+                latency = None  # kept speaking, and did not answer the overlap
+                ok = not stopped and len(result.timeline.events(SpeechQueued)) == 1
+            ok = ok and seen[:1] == [kind]
             right[kind].append(ok)
             rows.append([f"{kind}-{i}", over.turn.text[:34], ",".join(seen) or "-",
                          "ok" if ok else "WRONG",

@@ -16,7 +16,8 @@ __all__ = ["register"]
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="run a scripted conversation (JSON) in simulated time",
                        description=__doc__.split("\n\n")[1])
-    p.add_argument("scenario", help="scenario JSON file (see venus.scenario.schema)")
+    p.add_argument("scenario", nargs="?", help="scenario JSON file (see venus.scenario.schema)")
+    p.add_argument("--schema", action="store_true", help="print the scenario JSON schema and exit")
     p.add_argument("--out", default=None,
                    help="output folder (default: ./simulate-<scenario name>)")
     p.add_argument("--quiet", action="store_true", help="do not print the timeline")
@@ -24,8 +25,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
+
     from venus.cli.talk import format_entry
-    from venus.scenario import load_scenario, run_scenario
+    from venus.errors import ConfigError
+    from venus.scenario import Scenario, load_scenario, run_scenario
+
+    if args.schema:
+        print(json.dumps(Scenario.model_json_schema(), indent=2))
+        return 0
+    if not args.scenario:
+        raise ConfigError("give a scenario file: venus simulate SCENARIO.json (or --schema)")
 
     scenario = load_scenario(args.scenario)
     out = Path(args.out or f"simulate-{scenario.name}")

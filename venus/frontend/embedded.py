@@ -16,7 +16,9 @@ overlap handling) and `intents` (answer, delegate, cancel, repeat). Per one-seco
    (`floor.classify_overlap`); backchannel / other-directed / background resume the
    output where it paused (CONTINUE_SPEAKING), an interruption yields the floor (the
    session stops and flushes the queued output) and the new question is answered when
-   the user's turn ends. A turn heard while silent is answered only if it is for the
+   the user's turn ends; if the new turn asks to repeat ("say that again"), the response
+   is revised (REVISE_RESPONSE): it continues from the start of the sentence the user
+   was hearing when it was cut (`resume_text`). A turn heard while silent is answered only if it is for the
    assistant (`floor.is_for_assistant`): directly from the video memory (extractive,
    ``memory.answer``), or delegated to the harness with a short acknowledgement
    (`intents.detect_intent`). Delivered results are spoken by the session when the floor
@@ -52,12 +54,19 @@ from venus.events import (
     UserWordsTranscribed,
 )
 from venus.frontend.base import Decision, DelegationRequest, SessionView
-from venus.frontend.floor import FloorPolicy, OverlapFacts, OverlapGate, classify_overlap, is_for_assistant
+from venus.frontend.floor import (
+    FloorPolicy,
+    OverlapFacts,
+    OverlapGate,
+    classify_overlap,
+    is_for_assistant,
+    leading_name,
+)
 from venus.frontend.intents import Intent, detect_intent
 from venus.perception import PerceptionConfig, PerceptionFrame, UserPerception, lexical_cues
 from venus.speech import AudioSpeechOutput, EchoCanceller, EchoOptions
 
-__all__ = ["EmbeddedFrontend", "EmbeddedOptions"]
+__all__ = ["EmbeddedFrontend", "EmbeddedOptions", "resume_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -102,7 +111,7 @@ class EmbeddedFrontend:
         self._ignore_turn = False
         self._after_interrupt = False
         self._episode_words: tuple[Word, ...] = ()
-        self._episode_cues = None
+        self._episode_final: list[Word] = []
         self._was_speaking = False
         self._last_cut: str = ""
         self._faces_seen = False
@@ -132,10 +141,10 @@ class EmbeddedFrontend:
                         tuple(perceived))
 
     def _partials(self, view: SessionView) -> None:
-        # Partial words cost one Whisper pass per chunk; only an overlap needs them (a
-        # turn heard while silent is answered from its final words).
-        want = self._partials_wanted and (self._speaking(view) or self.gate is not None
-                                          and self.gate.episode is not None)
+        # Partial words cost one Whisper pass per chunk; only an undecided overlap needs
+        # them (a turn heard while silent is answered from its final words, and a
+        # classified overlap such as a TV talking on is not listened to word by word).
+        want = self._partials_wanted and self.gate is not None and self.gate.episode is not None
         if self.perception.config.partials != want:
             self.perception.config = replace(self.perception.config, partials=want)
 
@@ -157,7 +166,7 @@ class EmbeddedFrontend:
                 self.gate.offset(b.time)
             elif self.gate.episode is None and self._audible(reference, start, b.time):
                 self.gate.onset(b.time, self._quiet(audio, start, b.time))
-                self._episode_words, self._episode_cues = (), None
+                self._episode_words, self._episode_final = (), []
 
     def _audible(self, reference: np.ndarray | None, start: float, at: float) -> bool:
         if reference is None:
@@ -213,12 +222,11 @@ class EmbeddedFrontend:
     def _classify(self, frame: PerceptionFrame, perceived: list[Event],
                   now: float) -> FloorAction | None:
         ep = self.gate.episode
-        words = frame.final_words + frame.partial_words
-        if words:
-            self._episode_words, self._episode_cues = words, frame.cues
-        cues = self._episode_cues or lexical_cues("", 0.0, self.perception.config)
+        self._episode_final += [w for w in frame.final_words if w.end > ep.onset - 0.3]
+        self._episode_words = tuple(self._episode_final) + frame.partial_words
         ended = ep.ended_at is not None and not frame.speaking
         duration = (ep.ended_at if ended else now) - ep.onset
+        cues = self._episode_cues_for(frame, duration)
         facts = OverlapFacts(cues, ep.quiet or frame.prosody.quieter, ended, duration,
                              len(self._episode_words),
                              frame.face_toward_camera if self._faces_seen else None)
@@ -230,13 +238,26 @@ class EmbeddedFrontend:
             self.gate.clear()
             self._after_interrupt = True
             heard = self.output.heard_so_far() if self.output else None
-            self._last_cut = heard.unheard_text if heard else ""
+            self._last_cut = resume_text(heard.text, heard.heard_text) if heard else ""
             return FloorAction.YIELD_FLOOR
         self.gate.release(now)
         self._ignore_turn = frame.speaking or bool(self._turn)
         if not frame.speaking:
             self._turn, self._turn_start, self._ignore_turn = [], None, False
         return FloorAction.CONTINUE_SPEAKING
+
+    def _episode_cues_for(self, frame: PerceptionFrame, duration: float):
+        """Cues over everything said since the onset (not just the latest region), with
+        the topical relation perception measured on the latest words."""
+        text = " ".join(w.text.strip() for w in self._episode_words).strip()
+        cues = lexical_cues(text, duration, self.perception.config)
+        name = None if cues.other_name or cues.addressed_by_name else leading_name(text)
+        if name:
+            cues = replace(cues, other_name=name)
+        if frame.cues.text and frame.cues.topic_similarity is not None:
+            cues = replace(cues, topic_similarity=frame.cues.topic_similarity,
+                           on_topic=frame.cues.on_topic)
+        return cues
 
     def _answer_turn(self, turn: list[Word], start: float, view: SessionView,
                      floor: FloorAction | None, now: float
@@ -245,6 +266,8 @@ class EmbeddedFrontend:
         forced, self._after_interrupt = self._after_interrupt, False
         if not forced:
             cues = lexical_cues(text, turn[-1].end - start, self.perception.config)
+            name = None if cues.other_name or cues.addressed_by_name else leading_name(text)
+            cues = replace(cues, other_name=name) if name else cues
             facts = OverlapFacts(cues, False, True, turn[-1].end - start, len(turn))
             if not is_for_assistant(facts, self.options.floor):
                 return floor, None, []
@@ -299,3 +322,15 @@ class EmbeddedFrontend:
                  else ControlToken.TURN_EOS if self._was_speaking else ControlToken.LISTEN)
         self._was_speaking = speaking
         return token
+
+
+def resume_text(text: str, heard_text: str) -> str:
+    """Where a revised answer picks up: the start of the sentence the user heard part of
+    (they heard everything before it; what follows continues from what they heard)."""
+    words = text.split()
+    heard = min(len(heard_text.split()), len(words))
+    start = 0
+    for i in range(heard):
+        if words[i].endswith((".", "!", "?")):
+            start = i + 1
+    return " ".join(words[start:])

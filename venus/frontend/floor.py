@@ -45,7 +45,8 @@ from venus.perception.types import AddresseeCues
 
 _MURMUR = re.compile(r"^\W*((m+|h?m+h?m+|mhm+|uh+|um+|ah+|oh+|hm+)\W*)+$")
 
-__all__ = ["FloorPolicy", "Overlap", "OverlapGate", "classify_overlap", "is_for_assistant"]
+__all__ = ["FloorPolicy", "Overlap", "OverlapFacts", "OverlapGate", "classify_overlap",
+           "is_for_assistant", "leading_name"]
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,25 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
     if f.duration >= policy.max_undecided_s:
         return OverlapKind.INTERRUPTION
     return None
+
+
+_LEADING = re.compile(r"^\s*([A-Z][a-z'\-]+)\s*[.,!]\s+\S")
+_INTERJECTIONS = frozenset({
+    "okay", "ok", "yeah", "yes", "no", "so", "well", "wait", "hey", "oh", "um", "uh", "now",
+    "right", "sorry", "please", "actually", "alright", "hmm", "thanks", "look", "listen",
+    "and", "but", "also", "then", "see", "hi", "hello", "sure", "fine", "great", "good",
+    "stop", "hold", "what", "why", "how", "really", "wow", "cool", "nice", "true", "exactly",
+})
+
+
+def leading_name(text: str) -> str | None:
+    """A capitalised first word set off by punctuation ("Sarah. Close the door.") that is
+    not an interjection: a name the speaker calls out (ASR often writes the vocative's
+    comma as a full stop, which the perception's vocative rule does not accept)."""
+    m = _LEADING.match(text)
+    if not m or m.group(1).lower() in _INTERJECTIONS:
+        return None
+    return m.group(1)
 
 
 def is_for_assistant(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> bool:
