@@ -179,3 +179,22 @@ def test_echo_canceller_leaves_the_mic_alone_without_echo(tts):
     canceller = EchoCanceller()
     ref = np.concatenate([np.zeros(canceller.history_samples), np.pad(ref, (0, SAMPLE_RATE - len(ref)))])
     np.testing.assert_array_equal(canceller.cancel(mic, ref.astype(np.float32)), mic)
+
+
+def test_a_session_speaks_through_it_and_hears_the_acknowledgement(tts):
+    from venus.clock import SimulatedClock
+    from venus.events import PlaybackAcknowledged, SpeechPlayed
+    from venus.frontend import Decision
+    from venus.runtime import Session
+    from venus.testing import FakeFrontend, FakeVideoSource
+
+    out = _out(tts)
+    frontend = FakeFrontend({1: Decision(speech="Hello from the real voice.")})
+    session = Session(frontend, FakeVideoSource(6), clock=SimulatedClock(), speech=out)
+    session.run()
+    played = session.timeline.events(SpeechPlayed)
+    acked = session.timeline.events(PlaybackAcknowledged)
+    assert [p.utterance_id for p in played] == ["u1"] and [a.utterance_id for a in acked] == ["u1"]
+    wave = out.waveform()
+    assert np.abs(wave[:_sample(2.0)]).max() == 0.0  # queued at the end of chunk 1
+    assert np.abs(wave[_sample(2.0):_sample(2.5)]).max() > 0.05

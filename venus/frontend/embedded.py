@@ -272,6 +272,9 @@ class EmbeddedFrontend:
             if not is_for_assistant(facts, self.options.floor):
                 return floor, None, []
         intent = detect_intent(text, now)
+        if forced and intent.kind == "none" and text:
+            # The user took the floor from us: whatever they said gets a reply.
+            intent = replace(intent, kind="answer")
         return self._act(intent, view, floor, now)
 
     def _act(self, intent: Intent, view: SessionView, floor: FloorAction | None, now: float
