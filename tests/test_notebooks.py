@@ -1,0 +1,80 @@
+"""The teaching notebooks: committed without outputs, and each runs top to bottom.
+
+Each notebook is executed headless with nbclient on this interpreter's kernel, with its
+"parameters" cell followed by the small sizes below (as papermill would inject them), so
+each stays within a few minutes here; any cell error fails the test.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
+
+# Small sizes for the test run; each notebook's own defaults are what a person runs.
+SMALL = {
+    "01_quickstart": {"MINUTES": 1.0},
+    "02_probe_hour_long_memory": {"MINUTES": 0.5, "DEPTHS": "0,0.5,1", "SCALING_MINUTES": [],
+                                  "SYNTHETIC_HOURS": 1.0},
+    "03_full_duplex_interruptions": {"KINDS": ["interruption", "backchannel"]},
+    "04_background_delegation": {"PACE_S": 0.0},
+    "05_bring_your_own_model": {"SECONDS": 4},
+}
+
+
+def test_every_notebook_has_small_parameters():
+    assert ALL and {p.stem for p in ALL} <= set(SMALL)
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_committed_without_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            assert cell.outputs == [], f"{path.name} cell {i} has outputs: clear them"
+            assert cell.execution_count is None, f"{path.name} cell {i} has an execution count"
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, f"{path.name} needs exactly one cell tagged 'parameters'"
+
+
+def _inject(nb, values: dict, workdir: Path) -> None:
+    """Insert an assignment cell right after the parameters cell (papermill's way)."""
+    lines = [f"{name} = {value!r}" for name, value in values.items()]
+    lines.append(f"WORKDIR = {str(workdir)!r}")
+    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell("\n".join(lines)))
+
+
+def _venv_kernel(where: Path, monkeypatch) -> str:
+    """A kernelspec on this interpreter (the venv's), found first whatever else is installed."""
+    import json
+
+    spec = where / "jupyter" / "kernels" / "venus-test"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "venus test", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(where / "jupyter"))
+    return "venus-test"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_notebook_runs(path, tmp_path, monkeypatch):
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    _inject(nb, SMALL[path.stem], tmp_path / "work")
+    client = NotebookClient(nb, timeout=300,
+                            kernel_name=_venv_kernel(tmp_path, monkeypatch),
+                            resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()  # raises CellExecutionError on the first failing cell
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+              if o.output_type == "error"]
+    assert not errors

@@ -1,0 +1,173 @@
+"""venus.notebook: the helpers the teaching notebooks use, on real sessions and models."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import matplotlib
+import numpy as np
+import pytest
+from PIL import Image
+
+import venus.notebook as vn
+from memory import Answer, Moment
+from memory.errors import MissingExtraError
+from venus import (
+    CapabilityContext,
+    Decision,
+    DelegationRequest,
+    Session,
+    SimulatedClock,
+    capability,
+)
+from venus.events import ControlToken, ControlTokenEmitted
+from venus.notebook._extras import require
+from venus.testing import FakeFrontend, FakeSpeechOutput, FakeVideoSource
+
+matplotlib.use("Agg")
+
+
+def test_exported_names_are_all_defined():
+    assert sorted(vn.__all__) == sorted(set(vn.__all__))
+    for name in vn.__all__:
+        assert getattr(vn, name) is not None
+
+
+def test_missing_extra_names_the_notebooks_extra():
+    with pytest.raises(MissingExtraError, match=r"realtime-venus\[notebooks\]"):
+        require("no_such_plotting_library_xyz")
+    assert require("json") is sys.modules["json"]
+
+
+# -- answers and moments as HTML --------------------------------------------------------
+def _moment(tmp_path, start=12.0, end=20.0, with_frame=True) -> Moment:
+    frame = None
+    if with_frame:
+        frame = tmp_path / f"kf{start:.0f}.jpg"
+        Image.new("RGB", (32, 18), "red").save(frame)
+    return Moment(start, end, 0.5, "summary", transcript="Chlorophyll absorbs <red> light.",
+                  ocr_text="Photosynthesis", keyframe=str(frame) if frame else None)
+
+
+def test_answer_html_shows_times_words_and_inlined_key_frame(tmp_path):
+    answer = Answer("What is absorbed?", "At 0:12-0:20 it was said ...",
+                    (_moment(tmp_path), _moment(tmp_path, 30, 40, with_frame=False)), asked_at=65.0)
+    page = vn.answer_html(answer)
+    assert "[0:12-0:20]" in page and "[0:30-0:40]" in page
+    assert "asked at 1:05" in page
+    assert "&lt;red&gt;" in page and "<red>" not in page  # user text is escaped
+    assert page.count("data:image/jpeg;base64,") == 1  # only the moment that has a frame
+
+
+def test_moments_html_states_the_cutoff(tmp_path):
+    page = vn.moments_html([_moment(tmp_path)], cutoff=30.0)
+    assert "asked at 0:30" in page and "latest cited end 0:20" in page
+    assert "No moments found" in vn.moments_html([], cutoff=5.0)
+
+
+# -- figures ----------------------------------------------------------------------------
+def test_recall_heatmap_orders_depths_and_annotates_cells():
+    recall = {"slide": {"1": 1.0, "0": 1.0, "0.5": 0.0}, "visual": {"0": 0.0, "0.5": 1.0}}
+    fig = vn.recall_heatmap(recall, title="recall@5")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0%", "50%", "100%"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["slide", "visual"]
+    cells = [t.get_text() for t in ax.texts]
+    assert cells == ["1.00", "0.00", "1.00", "0.00", "1.00", "-"]
+    fig.savefig(io.BytesIO(), format="png")
+
+
+def test_scaling_figure_plots_each_run_and_the_synthetic_point():
+    runs = [{"video_seconds": 600, "x_realtime": 9.0, "query_ms_p95": 20.0, "peak_rss_mb": 900,
+             "synthetic_hours": 10, "query_ms_p95_10h": 40.0},
+            {"video_seconds": 300, "x_realtime": 8.0, "query_ms_p95": 15.0, "peak_rss_mb": 800}]
+    fig = vn.scaling_figure(runs)
+    speed, latency, ram = fig.axes[:3]
+    assert list(speed.lines[0].get_xdata()) == [5.0, 10.0]  # sorted by length
+    assert list(latency.lines[1].get_xdata()) == [600.0]  # 10 h, in minutes
+    assert list(ram.lines[0].get_ydata()) == [800, 900]
+
+
+def _glossary_session(tmp_path, table=None):
+    def define(term: str) -> str:
+        """Look a term up."""
+        return f"{term}: a word"
+
+    @capability(timeout=120)
+    async def slow(topic: str, context: CapabilityContext) -> str:
+        """Slow search."""
+        await context.clock.sleep(75)
+        return f"examples about {topic}"
+
+    script = {2: Decision(ControlToken.SPEAK, speech="Hello there.",
+                          delegations=(DelegationRequest.new("define", {"term": "atom"}),)),
+              5: Decision(delegations=(DelegationRequest.new("slow", {"topic": "acids"}),))}
+    speech = FakeSpeechOutput()
+    session = Session(FakeFrontend(script), FakeVideoSource(100), clock=SimulatedClock(),
+                      capabilities=[define, slow], speech=speech, session_id="t")
+    if table is not None:
+        session.timeline.subscribe(table.on_entry)
+    session.run()
+    return session, speech
+
+
+def test_timeline_figure_draws_tokens_and_turn_lanes(tmp_path):
+    session, _ = _glossary_session(tmp_path)
+    audio = np.zeros(16000 * 100, np.float32)
+    audio[16000 * 3: 16000 * 4] = 0.5
+    fig = vn.timeline_figure(session.timeline, input_audio=audio, output_audio=audio,
+                             title="glossary")
+    mic, voice, control = fig.axes
+    tokens = [e for e in session.timeline if isinstance(e.event, ControlTokenEmitted)]
+    assert len(control.lines) == len(tokens) == 100
+    assert mic.collections and voice.collections  # the two envelopes
+    fig.savefig(io.BytesIO(), format="png")
+
+
+# -- the live work-item table -----------------------------------------------------------
+def test_work_item_table_follows_the_lifecycle_and_the_revision(tmp_path):
+    table = vn.WorkItemTable("items")
+    _, speech = _glossary_session(tmp_path, table)
+    fresh, stale = table.rows.values()
+    assert fresh.states == ["queued", "running", "completed", "delivering", "delivered"]
+    assert fresh.verdict.startswith("deliver")
+    assert stale.states == fresh.states
+    assert stale.verdict.startswith("revise") and stale.spoken.startswith("About what you asked")
+    assert speech.heard[-1] == stale.spoken
+    page = table.to_html()
+    assert page.count("<tr>") == 3 and "delivered" in page
+
+
+def test_work_item_table_widget_re_renders_on_each_change(tmp_path):
+    table = vn.WorkItemTable()
+    assert "no work delegated yet" in table.widget.value
+    _glossary_session(tmp_path, table)
+    assert "t/w2" in table.widget.value and "revise" in table.widget.value
+
+
+# -- benchmark command and overlap scenarios ----------------------------------------------
+def test_bench_command_maps_options_to_flags(tmp_path):
+    cmd = vn.bench_command("memory", {"minutes": 0.5, "depths": [0, 1], "hours_synthetic": 1,
+                                      "skip": None, "quiet": False, "fast": True}, tmp_path / "m.json")
+    assert cmd[1:5] == ["-m", "venus", "bench", "memory"]
+    assert cmd[5:] == ["--minutes", "0.5", "--depths", "0,1", "--hours-synthetic", "1", "--fast",
+                       "--json", str(tmp_path / "m.json")]
+
+
+def test_run_benchmark_reports_a_failed_run(tmp_path):
+    out = io.StringIO()
+    with pytest.raises(vn.BenchmarkFailed, match="exited with status 2"):
+        vn.run_benchmark("memory", {"no_such_flag": 1}, stream=out)
+    assert "unrecognized arguments" in out.getvalue()
+
+
+def test_overlap_scenario_sets_the_overlap_level_and_checks_the_kind():
+    scenario = vn.overlap_scenario("background", gain_db=-3.0, seed=1)
+    overlap = scenario.turns[-1]
+    assert overlap.label == "background" and overlap.gain_db == -3.0
+    assert scenario.turns[0].label is None  # the user's question comes first
+    default = vn.overlap_scenario("background", seed=1).turns[-1]
+    assert -25.0 <= default.gain_db <= -15.0
+    with pytest.raises(ValueError, match="interruption, backchannel"):
+        vn.overlap_scenario("shouting")
