@@ -90,6 +90,10 @@ class SimulatedRoom:
         if t >= self.scenario.max_s:
             return True
         if any(p is None for p in self.placed):
+            ends = [p.end for p in self.placed if p is not None]
+            if t >= max(ends, default=0.0) + self.scenario.wait_s:
+                logger.warning("the assistant never spoke for a turn timed after it: ending")
+                return True
             return False
         return t >= max((p.end for p in self.placed), default=0.0) + self.scenario.tail_s
 

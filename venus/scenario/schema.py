@@ -101,6 +101,9 @@ class Scenario(_Strict):
     noise_db: float | None = Field(default=None, ge=-90, le=-10)
     tail_s: float = Field(default=10.0, ge=0, le=600)
     max_s: float = Field(default=600.0, gt=0, le=7200)
+    wait_s: float = Field(default=30.0, gt=0, le=600, description=(
+        "end the scenario if an after_assistant turn is still waiting this long after the "
+        "previous turn ended (the assistant never spoke)"))
     seed: int = 0
     turns: list[Turn] = Field(default_factory=list)
 
