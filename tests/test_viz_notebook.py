@@ -171,3 +171,41 @@ def test_overlap_scenario_sets_the_overlap_level_and_checks_the_kind():
     assert -25.0 <= default.gain_db <= -15.0
     with pytest.raises(ValueError, match="interruption, backchannel"):
         vn.overlap_scenario("shouting")
+
+
+# -- bring your own model: tiny checkpoints and the stand-in server ----------------------
+def test_stand_in_server_speaks_the_api_to_the_real_client():
+    from venus.backends import ChunkInput, OpenAICompatibleBackend, OpenAICompatibleConfig
+
+    with vn.StandInChatServer() as server:
+        backend = OpenAICompatibleBackend(OpenAICompatibleConfig(base_url=server.base_url,
+                                                                 model="stand-in"))
+        try:
+            image = np.zeros((24, 32, 3), np.uint8)
+            quiet = backend.decide(ChunkInput(0.0, 1.0, (image,), ""))
+            heard = backend.decide(ChunkInput(1.0, 2.0, (image,), "what is this"))
+        finally:
+            backend.close()
+    assert quiet.token is ControlToken.LISTEN
+    assert heard.token is ControlToken.SPEAK and "real model" in heard.text
+    assert len(server.requests) == 2
+    lines = server.messages_text(-1)
+    assert lines[0].startswith("system: You are Venus")
+    assert lines[-1].startswith("user: [image] [1s-2s] user: what is this")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", vn.TINY_FAMILIES)
+def test_tiny_model_loads_through_the_real_backend(tmp_path, family):
+    from venus.backends import ChunkInput, TransformersBackend, TransformersConfig
+
+    path = vn.build_tiny_model(tmp_path / family, family)
+    backend = TransformersBackend(TransformersConfig(str(path), max_new_tokens=3))
+    assert backend.family == family
+    decision = backend.decide(ChunkInput(0.0, 1.0, (np.zeros((56, 56, 3), np.uint8),),
+                                         "what is on the slide",
+                                         audio=np.zeros(16000, np.float32)))
+    assert decision.token in ControlToken
+    assert set(decision.scores) == {t.value for t in ControlToken}
+    with pytest.raises(ValueError, match="qwen_vl, smolvlm"):
+        vn.build_tiny_model(tmp_path / "x", "gpt5")

@@ -38,7 +38,8 @@ def default_reply(request: dict[str, Any]) -> str:
 
 
 class StandInChatServer:
-    """``with StandInChatServer() as server: ... server.base_url ...`` (see module doc)."""
+    """``with StandInChatServer() as server: ... server.base_url ...``, or `start` and
+    `close` (see the module docstring)."""
 
     def __init__(self, reply: Callable[[dict[str, Any]], str] = default_reply,
                  model: str = "stand-in") -> None:
@@ -53,9 +54,26 @@ class StandInChatServer:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def __enter__(self):
+    def messages_text(self, index: int = -1) -> list[str]:
+        """Request ``index`` as readable lines ``role: text``, each image as ``[image]``
+        and each audio part as ``[audio]`` (what the model was shown that second)."""
+        lines = []
+        for message in self.requests[index].get("messages", []):
+            content = message.get("content")
+            if not isinstance(content, str):
+                content = " ".join(p.get("text", "") if p.get("type") == "text" else
+                                   f"[{p.get('type', 'part').replace('_url', '').replace('input_', '')}]"
+                                   for p in content or [])
+            lines.append(f"{message.get('role')}: {content}")
+        return lines
+
+    def start(self):
+        """Start serving in a background thread; returns the server (see `close`)."""
         self._thread.start()
         return self
+
+    def __enter__(self):
+        return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
