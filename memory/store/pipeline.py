@@ -78,8 +78,9 @@ class ChunkPipeline:
         return self._records(self.speech.flush())
 
     def close(self) -> None:
-        """Stop the reader worker (waits for a frame being read)."""
+        """Stop the workers (each finishes what it was given)."""
         self._reader.shutdown(wait=True)
+        self.speech.close()
 
     def _records(self, ready) -> list[ChunkRecord]:
         out = []

@@ -5,13 +5,15 @@ chunks wait here until ``batch_seconds`` of audio are buffered. The VAD then fin
 speech; regions that are still open at the end of the buffer stay buffered (a sentence
 is never cut in two unless it runs past ``max_batch_seconds``), and every region before
 them is transcribed in one `transcribe_batch` call. Words come back in media time and
-are assigned to the chunk holding their midpoint.
+are assigned to the chunk holding their midpoint. A streaming detector hears each chunk
+once, on one owned worker thread, so the VAD overlaps decoding and ASR.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,17 +54,27 @@ class SpeechBatcher:
         # the whole buffer at every attempt made VAD cost 20x more during long speech.
         self._streams = callable(getattr(vad, "stream", None)) and \
             callable(getattr(vad, "regions_from", None))
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-vad") \
+            if self._streams else None
         self._reset_stream()
 
     def _reset_stream(self) -> None:
         self._stream = self.vad.stream() if self._streams else None
         self._probs: list[float] = []
-        self._probs_start = 0.0   # media time of self._probs[0]
-        self._retry_at = 0.0      # buffered seconds before a detector without a stream retries
+        self._jobs: list[Future] = []  # probabilities being computed, in order
+        self._anchored = False         # does _probs_start hold the stream's origin?
+        self._probs_start = 0.0        # media time of self._probs[0]
+        self._retry_at = 0.0  # buffered seconds before a detector without a stream retries
 
     def reset(self) -> None:
+        self._collect()
         self.pending.clear()
         self._reset_stream()
+
+    def close(self) -> None:
+        """Stop the VAD worker (after the work queued on it)."""
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)
 
     @property
     def buffered_seconds(self) -> float:
@@ -71,12 +83,10 @@ class SpeechBatcher:
     def push(self, chunk: VideoChunk) -> list[tuple[VideoChunk, tuple[Word, ...]]]:
         """Buffer ``chunk``; return the chunks whose words are now known, oldest first."""
         if self._stream is not None:
-            if not self.pending and not self._probs:
-                self._stream.reset()
-                self._probs_start = chunk.start
-            t0 = time.perf_counter()
-            self._probs += self._stream.feed(chunk.audio)
-            self._tick("vad", t0)
+            if not self._anchored:
+                self._jobs.append(self._worker.submit(self._stream.reset))
+                self._probs_start, self._anchored = chunk.start, True
+            self._jobs.append(self._worker.submit(self._hear, chunk.audio))
         self.pending.append(chunk)
         buffered = self.buffered_seconds
         if buffered < max(self.options.batch_seconds, self._retry_at):
@@ -86,6 +96,17 @@ class SpeechBatcher:
     def flush(self) -> list[tuple[VideoChunk, tuple[Word, ...]]]:
         """Transcribe everything buffered (end of stream, or a question needs it now)."""
         return self._process(final=True) if self.pending else []
+
+    def _hear(self, audio: np.ndarray) -> list[float]:
+        t0 = time.perf_counter()
+        probs = self._stream.feed(audio)
+        self._tick("vad", t0)
+        return probs
+
+    def _collect(self) -> None:
+        for job in self._jobs:
+            self._probs += job.result() or []  # a reset job returns None
+        self._jobs = []
 
     def _tick(self, stage: str, t0: float) -> None:
         self.timers[stage] = self.timers.get(stage, 0.0) + time.perf_counter() - t0
@@ -100,6 +121,7 @@ class SpeechBatcher:
             regions = self.vad.detect(audio)
             self._tick("vad", t0)
             return regions
+        self._collect()
         drop = max(0, int((origin - self._probs_start) / WINDOW_SECONDS))
         self._probs = self._probs[drop:]
         self._probs_start += drop * WINDOW_SECONDS
@@ -128,8 +150,9 @@ class SpeechBatcher:
                                                  for r in todo])
         self._tick("asr", t0)
         self.pending = self.pending[len(ready):]
-        if not self.pending:
-            self._probs, self._probs_start = [], origin + cut
+        if not self.pending:  # everything heard is used: re-anchor at the next chunk
+            self._collect()
+            self._probs, self._anchored = [], False
         return chunk_words(ready, words)
 
     def _cut(self, regions: Sequence[SpeechRegion], duration: float, final: bool) -> float:
