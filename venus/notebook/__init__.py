@@ -12,7 +12,13 @@ Importing this package needs none of the extra's packages.
 
 from venus.notebook.bench import BenchmarkFailed, bench_command, run_benchmark
 from venus.notebook.display import answer_html, moments_html
-from venus.notebook.overlap import OVERLAP_KINDS, OverlapOutcome, overlap_outcome, overlap_scenario
+from venus.notebook.overlap import (
+    OVERLAP_KINDS,
+    OverlapOutcome,
+    outcomes_html,
+    overlap_outcome,
+    overlap_scenario,
+)
 from venus.notebook.plots import recall_heatmap, scaling_figure, timeline_figure
 from venus.notebook.standin_server import StandInChatServer, default_reply
 from venus.notebook.tiny_models import TINY_FAMILIES, build_tiny_model
@@ -23,6 +29,6 @@ __all__ = [
     "OVERLAP_KINDS", "TINY_FAMILIES", "AskPanel", "BenchmarkFailed", "CutoffExplorer",
     "OverlapOutcome", "OverlapPlayground", "StandInChatServer", "WorkItemRow", "WorkItemTable",
     "answer_html", "bench_command", "build_tiny_model", "default_reply", "moments_html",
-    "overlap_outcome", "overlap_scenario", "recall_heatmap", "run_benchmark", "scaling_figure",
-    "timeline_figure",
+    "outcomes_html", "overlap_outcome", "overlap_scenario", "recall_heatmap", "run_benchmark",
+    "scaling_figure", "timeline_figure",
 ]

@@ -9,6 +9,7 @@ benchmark writes (stable keys: see BENCHMARKS.md), machine and versions included
 
 from __future__ import annotations
 
+import codecs
 import json
 import subprocess
 import sys
@@ -56,10 +57,14 @@ def run_benchmark(name: str, options: Mapping[str, Any] | None = None, *,
         target = Path(json_path) if json_path is not None else Path(tmp) / f"{name}.json"
         cmd = bench_command(name, options or {}, target)
         with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              cwd=cwd, text=True, bufsize=1) as proc:
+                              cwd=cwd) as proc:
             assert proc.stdout is not None
-            for line in proc.stdout:
-                stream.write(line)
+            # Bytes, not lines: progress bars redraw with a bare \r, which a notebook
+            # renders in place and universal newlines would turn into a line each.
+            decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            for block in iter(lambda: proc.stdout.read1(4096), b""):
+                stream.write(decoder.decode(block))
+                stream.flush()
         if proc.returncode != 0:
             raise BenchmarkFailed(f"'venus bench {name}' exited with status {proc.returncode}; "
                                   f"its output above says why")

@@ -8,14 +8,17 @@ loudness as a knob; `overlap_outcome` says what the assistant did about it.
 
 from __future__ import annotations
 
+import html
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from venus.bench.frontend import KINDS, scenario_doc
 from venus.events import OverlapClassified, SpeechQueued, SpeechStopped
 from venus.scenario import Scenario, ScenarioRun, parse_scenario
 
-__all__ = ["OVERLAP_KINDS", "OverlapOutcome", "overlap_outcome", "overlap_scenario"]
+__all__ = ["OVERLAP_KINDS", "OverlapOutcome", "outcomes_html", "overlap_outcome",
+           "overlap_scenario"]
 
 OVERLAP_KINDS: tuple[str, ...] = tuple(KINDS)
 """interruption, backchannel, other_directed, background (the FDB v1.5 subsets)."""
@@ -72,3 +75,19 @@ def overlap_outcome(run: ScenarioRun) -> OverlapOutcome:
         stop_latency_s=latency,
         right_action=RIGHT_ACTION.get(kind, "?"),
     )
+
+
+def outcomes_html(outcomes: Sequence[OverlapOutcome]) -> str:
+    """A table of outcomes: kind, what it was heard as, what was done, whether that was right."""
+    head = ("<tr><th>overlap</th><th>heard as</th><th>stopped</th><th>answered</th>"
+            "<th>stop latency</th><th>right action</th><th></th></tr>")
+    rows = []
+    for o in outcomes:
+        latency = "-" if o.stop_latency_s is None else f"{o.stop_latency_s:.2f} s"
+        mark = "<b style='color:#2e7d32'>right</b>" if o.correct else \
+            "<b style='color:#c62828'>wrong</b>"
+        cells = [o.kind, ", ".join(o.classified) or "-", "yes" if o.stopped else "no",
+                 "yes" if o.answered else "no", latency, o.right_action]
+        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells)
+                    + f"<td>{mark}</td></tr>")
+    return f"<table>{head}{''.join(rows)}</table>"
