@@ -20,6 +20,7 @@ from venus.events import (
     SpeechDetected,
     SpeechQueued,
     SpeechStopped,
+    UserWordsTranscribed,
     WorkItemStateChanged,
     WorkState,
 )
@@ -80,6 +81,9 @@ def test_each_overlap_kind_gets_the_right_action(overlap):
     assert "sugar" in answer.text.lower()
     stopped = [e for _, e in _entries(run, SpeechStopped) if e.reason != "session ended"]
     acked = [e.utterance_id for _, e in _entries(run, PlaybackAcknowledged)]
+    if kind == "background":  # a TV's words are not the user's
+        words = " ".join(e.text for _, e in _entries(run, UserWordsTranscribed)).lower()
+        assert "weather" not in words and "weekend" not in words
     if kind != "interruption":
         # keeps speaking: the answer plays to the end, none of its queued audio is lost
         assert not stopped and answer.utterance_id in acked
@@ -184,3 +188,14 @@ def test_say_that_again_revises_from_what_was_heard():
     heard = run.output.heard[first.utterance_id]
     assert revised.text == resume_text(first.text, heard.heard_text)
     assert first.text.endswith(revised.text) and len(revised.text) < len(first.text)
+
+
+def test_a_quiet_tv_asking_a_question_is_not_answered():
+    doc = {"name": "tv", "notes": NOTES, "turns": [
+        {"at": 1.0, "text": "What do leaves make from sunlight?"},
+        {"at": 10.0, "text": "What will the weather be like tomorrow in the north?",
+         "voice": "en+m7", "gain_db": -20, "speaker": "background", "label": "background"}]}
+    run = _run(doc)
+    spoken = [e.text for _, e in _entries(run, SpeechQueued)]
+    assert len(spoken) == 1 and "sugar" in spoken[0].lower()
+    assert all("weather" not in e.text.lower() for _, e in _entries(run, UserWordsTranscribed))

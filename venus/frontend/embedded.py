@@ -115,6 +115,8 @@ class EmbeddedFrontend:
         self._was_speaking = False
         self._last_cut: str = ""
         self._faces_seen = False
+        self._turn_quiet: list[bool] = []  # per chunk of the turn: quieter than the user?
+        self._background = False
         self.step_seconds: deque[float] = deque(maxlen=100_000)  # wall time per step (bench)
         self._partials_wanted = self.perception.config.partials
 
@@ -136,7 +138,10 @@ class EmbeddedFrontend:
         if self.output is not None:
             self.output.advance(chunk.end)
         perceived = self._perceived(frame, chunk)
+        self._background = False
         floor, speech, delegations = self._policy(frame, view, perceived, chunk.end)
+        if self._background:  # a TV or a far talker: not the user's words
+            perceived = [e for e in perceived if not isinstance(e, UserWordsTranscribed)]
         return Decision(self._token(view, floor, speech), speech, floor, tuple(delegations),
                         tuple(perceived))
 
@@ -191,6 +196,8 @@ class EmbeddedFrontend:
             start = frame.onsets[0] if frame.onsets else chunk.start
             end = frame.offsets[-1] if frame.offsets and not frame.speaking else chunk.end
             events.append(SpeechDetected(start, max(start, end)))
+        if frame.prosody.rms_db is not None:
+            self._turn_quiet.append(frame.prosody.quieter)
         if frame.final_words:
             w = frame.final_words
             events.append(UserWordsTranscribed(" ".join(x.text.strip() for x in w),
@@ -213,11 +220,13 @@ class EmbeddedFrontend:
         if not self._turn:
             return floor, None, []
         turn, self._turn, start = self._turn, [], self._turn_start
+        quiet, self._turn_quiet = bool(self._turn_quiet) and all(self._turn_quiet), []
         self._turn_start = None
         if self._ignore_turn:
             self._ignore_turn = False
+            self._background = self._background or quiet
             return floor, None, []
-        return self._answer_turn(turn, start or now, view, floor, now)
+        return self._answer_turn(turn, start or now, view, floor, now, quiet)
 
     def _classify(self, frame: PerceptionFrame, perceived: list[Event],
                   now: float) -> FloorAction | None:
@@ -241,9 +250,11 @@ class EmbeddedFrontend:
             self._last_cut = resume_text(heard.text, heard.heard_text) if heard else ""
             return FloorAction.YIELD_FLOOR
         self.gate.release(now)
+        self._background = kind is OverlapKind.BACKGROUND
         self._ignore_turn = frame.speaking or bool(self._turn)
         if not frame.speaking:
             self._turn, self._turn_start, self._ignore_turn = [], None, False
+            self._turn_quiet = []
         return FloorAction.CONTINUE_SPEAKING
 
     def _episode_cues_for(self, frame: PerceptionFrame, duration: float):
@@ -260,7 +271,7 @@ class EmbeddedFrontend:
         return cues
 
     def _answer_turn(self, turn: list[Word], start: float, view: SessionView,
-                     floor: FloorAction | None, now: float
+                     floor: FloorAction | None, now: float, quiet: bool = False
                      ) -> tuple[FloorAction | None, str | None, list[DelegationRequest]]:
         text = " ".join(w.text.strip() for w in turn).strip()
         forced, self._after_interrupt = self._after_interrupt, False
@@ -268,8 +279,9 @@ class EmbeddedFrontend:
             cues = lexical_cues(text, turn[-1].end - start, self.perception.config)
             name = None if cues.other_name or cues.addressed_by_name else leading_name(text)
             cues = replace(cues, other_name=name) if name else cues
-            facts = OverlapFacts(cues, False, True, turn[-1].end - start, len(turn))
+            facts = OverlapFacts(cues, quiet, True, turn[-1].end - start, len(turn))
             if not is_for_assistant(facts, self.options.floor):
+                self._background = quiet
                 return floor, None, []
         intent = detect_intent(text, now)
         if forced and intent.kind == "none" and text:
