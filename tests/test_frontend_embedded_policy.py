@@ -133,3 +133,15 @@ def test_a_revised_answer_continues_from_the_sentence_that_was_cut():
         "Chlorophyll absorbs red light, and reflects green. Roots drink.")
     assert resume_text(text, "Leaves make sugar.") == (
         "Chlorophyll absorbs red light, and reflects green. Roots drink.")
+
+
+def test_the_frontend_is_a_frontend_in_either_mode():
+    from venus.errors import ConfigError
+    from venus.frontend import Frontend
+    from venus.frontend.embedded import EmbeddedFrontend, EmbeddedOptions
+
+    audio = EmbeddedFrontend(mode="audio")
+    assert isinstance(audio, Frontend) and audio.name == "embedded-audio"
+    assert EmbeddedFrontend().name == "embedded"
+    with pytest.raises(ConfigError, match="unknown frontend mode"):
+        EmbeddedOptions(mode="video")

@@ -199,3 +199,15 @@ def test_a_quiet_tv_asking_a_question_is_not_answered():
     spoken = [e.text for _, e in _entries(run, SpeechQueued)]
     assert len(spoken) == 1 and "sugar" in spoken[0].lower()
     assert all("weather" not in e.text.lower() for _, e in _entries(run, UserWordsTranscribed))
+
+
+def test_an_interruption_is_still_heard_through_loud_echo():
+    doc = {"name": "echo-interrupt", "notes": NOTES, "echo": {"gain_db": -3, "delay_ms": 25},
+           "turns": [QUESTION, dict(OVERLAPS["interruption"], after_assistant=1.5)]}
+    run = _run(doc)
+    over = run.turns[1]
+    assert [e.kind for _, e in _entries(run, OverlapClassified)] == [OverlapKind.INTERRUPTION]
+    silent = run.silent_after(over.start)
+    assert silent is not None and silent - over.start <= 0.5
+    later = [e for t, e in _entries(run, SpeechQueued) if t >= over.end]
+    assert later and "roots" in later[0].text.lower()
