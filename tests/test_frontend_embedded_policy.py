@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from venus.events import OverlapKind
-from venus.frontend.floor import FloorPolicy, OverlapFacts, OverlapGate, classify_overlap, is_for_assistant
+from venus.frontend.floor import (
+    FloorPolicy,
+    OverlapFacts,
+    OverlapGate,
+    classify_overlap,
+    is_for_assistant,
+)
 from venus.frontend.intents import arithmetic_expression, detect_intent, parse_duration
 from venus.perception import PerceptionConfig, lexical_cues
 

@@ -74,7 +74,7 @@ def _entries(run, kind):
 
 def test_each_overlap_kind_gets_the_right_action(overlap):
     kind, run = overlap
-    question, over = run.turns
+    _, over = run.turns
     classified = [e for _, e in _entries(run, OverlapClassified)]
     assert [c.kind for c in classified] == [OverlapKind(kind)], classified
     answer = _entries(run, SpeechQueued)[0][1]

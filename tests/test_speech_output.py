@@ -39,7 +39,7 @@ def _out(tts) -> AudioSpeechOutput:
 
 
 def _sample(t: float) -> int:
-    return int(round(t * SAMPLE_RATE))
+    return round(t * SAMPLE_RATE)
 
 
 def test_implements_the_runtime_protocol(tts):

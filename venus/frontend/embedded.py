@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -79,8 +79,8 @@ class EmbeddedOptions:
     ``floor``: overlap thresholds; ``echo``: the canceller; ``answer_k``: moments quoted."""
 
     mode: str = "omni"
-    floor: FloorPolicy = FloorPolicy()
-    echo: EchoOptions = EchoOptions()
+    floor: FloorPolicy = field(default_factory=FloorPolicy)
+    echo: EchoOptions = field(default_factory=EchoOptions)
     answer_k: int = 2
     audible_db: float = -50.0  # the output counts as audible above this level
 

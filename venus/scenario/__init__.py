@@ -7,7 +7,13 @@ source) -> ``runner`` (`run_scenario`, composition with the embedded frontend).
 """
 
 from venus.scenario.room import PlacedTurn, SimulatedRoom
-from venus.scenario.runner import ScenarioModels, ScenarioRun, run_scenario, shared_models, write_wav
+from venus.scenario.runner import (
+    ScenarioModels,
+    ScenarioRun,
+    run_scenario,
+    shared_models,
+    write_wav,
+)
 from venus.scenario.schema import (
     EchoSpec,
     Note,

@@ -119,7 +119,7 @@ class SimulatedRoom:
         return starts[turn.nth_utterance - 1] + turn.after_assistant
 
     def _mix(self, i: int, turn: Turn, speech: Speech, start: float) -> PlacedTurn:
-        a = int(round(start * SAMPLE_RATE))
+        a = round(start * SAMPLE_RATE)
         self._grow(a + len(speech.audio))
         self._mic[a:a + len(speech.audio)] += speech.audio
         words = tuple((w.text, start + w.start, start + w.end) for w in speech.words)

@@ -96,7 +96,7 @@ class ScenarioRun:
         audio = self.output_audio[int(t * SAMPLE_RATE):]
         n = len(audio) // frame
         quiet = np.abs(audio[:n * frame]).reshape(n, frame).max(axis=1) < level
-        hold = int(round(hold_s * 100))
+        hold = round(hold_s * 100)
         runs = np.convolve(quiet.astype(int), np.ones(hold, int), "valid")
         hits = np.flatnonzero(runs == hold)
         return t + hits[0] / 100 if len(hits) else None

@@ -66,7 +66,7 @@ class EchoCanceller:
     @property
     def history_samples(self) -> int:
         """Reference samples needed before the chunk: ``reference`` is this much longer."""
-        return int(round(self.options.max_delay_s * SAMPLE_RATE))
+        return round(self.options.max_delay_s * SAMPLE_RATE)
 
     def cancel(self, mic: np.ndarray, reference: np.ndarray) -> np.ndarray:
         """``mic`` without the echo of ``reference``, which covers the same span plus

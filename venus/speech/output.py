@@ -349,4 +349,4 @@ class AudioSpeechOutput:
 
 
 def _sample(t: float) -> int:
-    return int(round(t * SAMPLE_RATE))
+    return round(t * SAMPLE_RATE)
