@@ -21,6 +21,7 @@ undecided): on a loaded 2-core CPU they are what the decision p95 is made of.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 from typing import Any
 
@@ -143,6 +144,7 @@ def run(args: argparse.Namespace) -> BenchReport:
         "asr_ms_p50": round(percentile([x * 1000 for x in asr.seconds], 50), 1) if asr.seconds else None,
         "asr_ms_p95": round(percentile([x * 1000 for x in asr.seconds], 95), 1) if asr.seconds else None,
         "peak_rss_mb": round(peak_rss_mb(), 1),
+        "load_avg_1m": round(os.getloadavg()[0], 2),  # the machine is shared: say how busy
     }
     for kind, oks in right.items():
         key = "interruption_response" if kind == "interruption" else f"continuation_{kind}"
