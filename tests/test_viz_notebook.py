@@ -209,3 +209,63 @@ def test_tiny_model_loads_through_the_real_backend(tmp_path, family):
     assert set(decision.scores) == {t.value for t in ControlToken}
     with pytest.raises(ValueError, match="qwen_vl, smolvlm"):
         vn.build_tiny_model(tmp_path / "x", "gpt5")
+
+
+# -- widgets on real components (slow: real models) ---------------------------------------
+@pytest.fixture(scope="module")
+def lecture_memory(tmp_path_factory):
+    from memory import VideoMemory
+    from memory.samples import make_lecture
+
+    root = tmp_path_factory.mktemp("lecture")
+    lecture = make_lecture(minutes=0.5, out_dir=root / "lecture")
+    mem = VideoMemory.create(root / "memory")
+    mem.ingest(lecture.video)
+    yield mem
+    mem.close()
+
+
+@pytest.mark.slow
+def test_ask_panel_answers_from_the_button_and_from_code(lecture_memory):
+    panel = vn.AskPanel(lecture_memory, k=2)
+    box, out = panel.widget.children
+    text, button = box.children
+    text.value = "What is the pH of lemon juice?"
+    button.click()  # what a person's click does
+    assert panel.answers[-1].question == "What is the pH of lemon juice?"
+    assert "[0:" in out.value and "data:image/jpeg;base64," in out.value
+    answer = panel.ask("What do acids donate?")
+    assert text.value == "What do acids donate?" and answer.citations
+    assert panel.ask("   ") is None  # an empty box asks nothing
+
+
+@pytest.mark.slow
+def test_cutoff_explorer_never_shows_moments_after_the_question(lecture_memory):
+    explorer = vn.CutoffExplorer(lecture_memory, "What is the pH scale?", k=3)
+    view = explorer.widget
+    k_slider, at_slider = view.children[1], view.children[2]
+    assert explorer.moments  # the first view is drawn at once
+    at_slider.value = 10.0  # moving the slider searches again
+    assert explorer.at == 10.0 and all(m.end <= 10.0 for m in explorer.moments)
+    k_slider.value = 1
+    assert len(explorer.moments) <= 1
+    assert "asked at 0:10" in view.children[3].value
+    late = explorer.update(k=5, at=lecture_memory.duration)
+    assert max(m.end for m in late) > 10.0
+
+
+@pytest.mark.slow
+def test_overlap_playground_runs_a_scenario_and_reports_the_outcome(capsys):
+    playground = vn.OverlapPlayground(seed=0)
+    controls = playground.widget.children[0].children
+    kind, gain = controls[0], controls[1]
+    run = playground.run("interruption", gain_db=0.0)
+    outcome = playground.runs[-1][1]
+    assert (kind.value, gain.value) == ("interruption", 0.0)
+    assert outcome.kind == "interruption" and outcome.correct
+    assert isinstance(outcome.stop_latency_s, float) and outcome.stop_latency_s < 1.0
+    assert outcome == vn.overlap_outcome(run)
+    page = vn.outcomes_html([outcome])
+    assert "interruption" in page and "right" in page
+    shown = capsys.readouterr().out  # outside a kernel the Output widget passes displays on
+    assert shown.count("Audio object") == 2 and "Figure(" in shown

@@ -66,7 +66,7 @@ def overlap_outcome(run: ScenarioRun) -> OverlapOutcome:
     latency = None
     if stops:
         silent = run.silent_after(overlap.start)
-        latency = None if silent is None else round(silent - overlap.start, 3)
+        latency = None if silent is None else round(float(silent - overlap.start), 3)
     return OverlapOutcome(
         kind=kind,
         classified=tuple(e.kind.value for e in run.timeline.events(OverlapClassified)),

@@ -93,7 +93,8 @@ def scaling_figure(runs: Sequence[Mapping[str, Any]]):
     ram.set(title="peak RAM (process)", xlabel="video minutes", ylabel="MB")
     for ax in axes[0]:
         ax.grid(alpha=0.3)
-        ax.set_ylim(bottom=0)
+        top = max((max(line.get_ydata(), default=0) for line in ax.lines), default=1.0)
+        ax.set_ylim(0, 1.2 * top if top > 0 else 1.0)
     return fig
 
 
@@ -151,18 +152,21 @@ def _control_lane(ax, timeline) -> None:
 
 
 def _events(axes, timeline) -> None:
-    """Vertical marks across all lanes: what the frontend decided about the floor."""
+    """Vertical marks across all lanes, each labelled in its own lane: what the frontend
+    heard (microphone), what it did with its voice (assistant), floor actions (control)."""
+    mic, voice, control = axes
     for entry in timeline:
         event = entry.event
         if isinstance(event, OverlapClassified):
-            text, colour = f"heard: {event.kind.value}", "#c62828"
+            text, colour, lane = f"heard: {event.kind.value}", "#c62828", mic
         elif isinstance(event, FloorActionTaken):
-            text, colour = event.action.value, "#37474f"
+            text, colour, lane = event.action.value, "#37474f", control
         elif isinstance(event, SpeechStopped) and event.reason != "session ended":
-            text, colour = "stopped", "#000000"
+            text, colour, lane = "stopped", "#000000", voice
         else:
             continue
         for ax in axes:
             ax.axvline(entry.time, color=colour, alpha=0.5, linewidth=1)
-        axes[-1].annotate(text, (entry.time, 0.02), xycoords=("data", "axes fraction"),
-                          rotation=90, fontsize="x-small", color=colour, va="bottom")
+        lane.annotate(text, (entry.time, 0.03), xycoords=("data", "axes fraction"),
+                      rotation=90, fontsize="x-small", color=colour, va="bottom",
+                      xytext=(2, 0), textcoords="offset points")

@@ -9,7 +9,9 @@ a headless run exercises them. ``widget`` is the ipywidgets view, made on first 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -20,6 +22,18 @@ from venus.notebook.display import answer_html, moments_html
 from venus.notebook.overlap import OVERLAP_KINDS, OverlapOutcome, overlap_outcome, overlap_scenario
 
 __all__ = ["AskPanel", "CutoffExplorer", "OverlapPlayground"]
+
+
+def _outside_event_loop(fn: Callable[..., Any], *args: Any) -> Any:
+    """Call ``fn`` here, or in a worker thread (waiting for it) when this thread runs an
+    event loop, as a notebook kernel and its widget callbacks do: a simulated session's
+    clock runs its own loop and refuses to start inside another."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return fn(*args)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="notebook-run") as pool:
+        return pool.submit(fn, *args).result()
 
 
 class AskPanel:
@@ -42,7 +56,6 @@ class AskPanel:
             button = w.Button(description="Ask", button_style="primary")
             self._out = w.HTML()
             button.on_click(lambda _: self.ask())
-            self._text.on_submit(lambda _: self.ask())
             self._widget = w.VBox([w.HBox([self._text, button]), self._out])
         return self._widget
 
@@ -129,7 +142,7 @@ class OverlapPlayground:
 
     def run(self, kind: str, gain_db: float | None = None):
         """Run one ``kind`` overlap at ``gain_db``; returns the `ScenarioRun`."""
-        run = self.runner(overlap_scenario(kind, gain_db, seed=self.seed))
+        run = _outside_event_loop(self.runner, overlap_scenario(kind, gain_db, seed=self.seed))
         outcome = overlap_outcome(run)
         self.runs.append((run, outcome))
         if self._widget is not None:
