@@ -51,6 +51,7 @@ class MemoryReader:
         self.directory, self.db, self.models, self.options = directory, db, models, options
         self.timers: dict[str, float] = {}
         self._lock = threading.RLock()
+        self._tail_vectors: dict[str, np.ndarray] = {}
         self._levels: dict[str, LevelIndex] = {}
         for level in LEVELS:
             self._load_level(level)
@@ -119,14 +120,26 @@ class MemoryReader:
         index = self._level(level)
         tail = self._tail(before, start, end) if level == "segment" else []
         tail_moment = _chunk_moment(tail, self.directory) if tail else None
-        texts = [query] + ([tail_moment.text] if tail_moment and tail_moment.text else [])
-        vectors = self._embed(texts)
-        extra = (texts[1], vectors[1]) if len(texts) > 1 else None
+        vector = self._embed([query])[0]
+        extra = None
+        if tail_moment is not None and tail_moment.text:
+            extra = (tail_moment.text, self._tail_vector(tail_moment.text))
         id_range = index.id_range(before, start, end) or (0, 0)
-        found = index.search(query, vectors[0], id_range, self.options.candidates, extra)
+        found = index.search(query, vector, id_range, self.options.candidates, extra)
         if not found and tail_moment is not None:
             return [dataclasses.replace(tail_moment, score=0.0)]
         return self._moments_for(found[:k], level, tail_moment)
+
+    def _tail_vector(self, text: str) -> np.ndarray:
+        """The open stretch's vector, kept for the few questions asked at one moment
+        (an answer searches up to three times at the same cutoff)."""
+        vector = self._tail_vectors.pop(text, None)
+        if vector is None:
+            vector = self._embed([text])[0]
+        self._tail_vectors[text] = vector
+        while len(self._tail_vectors) > 8:
+            self._tail_vectors.pop(next(iter(self._tail_vectors)))
+        return vector
 
     def _moments_for(self, found, level: str, tail_moment: Moment | None) -> list[Moment]:
         ids = [c.id for c in found if c.id >= 0]
