@@ -10,6 +10,7 @@ the page. Handlers take plain values, so the tests call them directly.
 from __future__ import annotations
 
 import logging
+import re
 import wave
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,7 @@ class Handlers:
         try:
             stats = load(app, lambda fraction, text: progress(fraction, desc=text))
         except (VenusError, MemoryToolkitError) as exc:
-            message = f"Upload refused: {exc}"
+            message = f"Upload refused: {_hide_dirs(str(exc))}"
             gr.Warning(message)
             return gr.skip(), f"⚠️ {message}", gr.skip()
         status = (f"Ready: watched {clock(stats['duration'])} of video "
@@ -155,6 +156,11 @@ def _synthesize(text: str, path: Path, words_per_second: float) -> str | None:
         out.setframerate(speech.sample_rate)
         out.writeframes(pcm.tobytes())
     return str(path)
+
+
+def _hide_dirs(message: str) -> str:
+    """Show file names only: the server's upload folders are nobody's business."""
+    return re.sub(r"(?:/[^\s/]+)+/([^\s/]+)", r"\1", message)
 
 
 def _sid(request: gr.Request | None) -> str:

@@ -134,28 +134,35 @@ class AppSession:
 
     def ask(self, text: str) -> None:
         """A typed message: answered (or delegated) at the next one-second boundary."""
-        self.start().frontend.say(text)
+        self._feed(lambda r: r.frontend.say(text))
 
     def cancel(self, item_id: str) -> None:
-        self.start().frontend.decide(DelegationRequest.cancel(item_id))
+        self._feed(lambda r: r.frontend.decide(DelegationRequest.cancel(item_id)))
 
     def retry(self, item_id: str) -> None:
-        self.start().frontend.decide(DelegationRequest.retry(item_id))
+        self._feed(lambda r: r.frontend.decide(DelegationRequest.retry(item_id)))
 
     def push_frame(self, rgb) -> None:
-        self.start().source.push_frame(rgb)
+        self._feed(lambda r: r.source.push_frame(rgb))
 
     def push_audio(self, sample_rate: int, samples) -> None:
-        self.start().source.push_audio(sample_rate, samples)
+        self._feed(lambda r: r.source.push_audio(sample_rate, samples))
 
     # -- the conversation loop -------------------------------------------------------------
     def start(self) -> _Runner:
         """The running conversation (started on first use)."""
+        return self._feed(lambda r: None)
+
+    def _feed(self, give: Callable[[_Runner], None]) -> _Runner:
+        """Hand input to the loop, starting it first if needed; the input is queued before
+        the thread starts, so even a simulated loop (which runs at once) sees it."""
         with self._lock:
             if self.closed:
                 raise RuntimeError(f"app session {self.session_id} is closed")
             if self._runner is None or self._runner.finished:
                 self._runner = _Runner(self, self.clock_factory())
+            give(self._runner)
+            if not self._runner.thread.is_alive() and not self._runner.started:
                 self._runner.start()
             return self._runner
 
@@ -248,10 +255,10 @@ class _Runner:
         self.error: BaseException | None = None
 
     def start(self) -> None:
+        self.started = True
         self.thread.start()
 
     def _run(self) -> None:
-        self.started = True
         try:
             self.session.run()
         except BaseException as exc:  # shown in the UI; the thread must not die silently

@@ -126,7 +126,7 @@ def work_panel() -> WorkPanel:
 
 def memory_panel() -> MemoryPanel:
     gr.Markdown("**Memory** — key frames (click to play from there), search, cited moments")
-    gallery = gr.Gallery(label="Key frames", columns=6, height=200, object_fit="contain",
+    gallery = gr.Gallery(label="Key frames", columns=6, height="auto", object_fit="contain",
                          elem_id="venus-gallery")
     with gr.Row():
         query = gr.Textbox(placeholder="Search the video memory", show_label=False, scale=5,

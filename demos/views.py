@@ -164,8 +164,10 @@ def timeline_html(entries: Sequence[TimelineEntry], seconds: int = 30) -> str:
     for entry in entries:
         e = entry.event
         if isinstance(e, ChunkReceived):
+            # ``talking``: the assistant was already speaking when the second began, so
+            # user words in it overlap its speech (a reply started after them does not).
             cells.append({"t": e.start, "token": None, "user": False, "assistant": bool(speaking),
-                          "overlap": ""})
+                          "talking": bool(speaking), "overlap": ""})
         elif isinstance(e, SpeechPlayed):
             speaking.add(e.utterance_id)
         elif isinstance(e, (SpeechStopped, PlaybackAcknowledged)):
@@ -191,7 +193,7 @@ def timeline_html(entries: Sequence[TimelineEntry], seconds: int = 30) -> str:
 
 
 def _cell(c: dict) -> str:
-    who = "both" if c["user"] and c["assistant"] else "user" if c["user"] else \
+    who = "both" if c["user"] and c["talking"] else "user" if c["user"] else \
         "assistant" if c["assistant"] else "silent"
     token = _TOKEN_GLYPH.get(c["token"], "·")
     overlap = f"<b>{_e(c['overlap'].replace('_', ' '))}</b>" if c["overlap"] else ""
