@@ -106,12 +106,15 @@ def test_partial_words_then_final_words(run):
     first_end = next(i for i, f in enumerate(run.frames) if f.offsets)
     partial = [f for f in run.frames[:first_end] if f.partial_words]
     assert partial, "no partial words while the user spoke"
-    final = run.frames[first_end].final_words
+    # ASR runs on a background worker: in deterministic mode the final words are due one
+    # chunk after the chunk the speech ended in (asr_latency_s), and that frame says so.
+    assert run.frames[first_end].transcribing and not run.frames[first_end].final_words
+    final = run.frames[first_end + 1].final_words
     text = " ".join(w.text for w in final).lower()
     assert "john" in text and "pass" in text  # tiny.en hears espeak's "the salt" as "this out"
     on, off = run.truths[0]
     assert on - 0.3 <= final[0].start and final[-1].end <= off + 0.3  # media time, not relative
-    assert not any(f.final_words for f in run.frames[:first_end])
+    assert not any(f.final_words for f in run.frames[:first_end + 1])
 
 
 def test_name_addressed_remark_is_other_directed(run):
@@ -122,9 +125,8 @@ def test_name_addressed_remark_is_other_directed(run):
 
 
 def test_backchannel_is_flagged(run):
-    frame = next(f for f in run.frames if f.final_words and f.onsets
-                 and run.truths[1][0] - 0.5 < f.onsets[-1] < run.truths[1][1]
-                 or f.final_words and "yeah" in f.text.lower())
+    on, off = run.truths[1]
+    frame = next(f for f in run.frames if f.final_words and on - 0.5 < f.final_words[0].start < off)
     assert frame.cues.backchannel, frame.cues
     assert not frame.cues.request
 

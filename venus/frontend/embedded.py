@@ -7,7 +7,9 @@ overlap handling) and `intents` (answer, delegate, cancel, repeat). Per one-seco
 1. **Echo**: the output's played signal over the chunk is the reference; the canceller
    removes it from the input, so the assistant's own voice never reaches perception.
 2. **Perception** of the cleaned chunk (`UserPerception`): VAD onsets/offsets at 32 ms,
-   partial/final words, loudness against the calibrated user, addressee cues, face cue
+   partial/final words from its background ASR worker (never waited for live; in
+   deterministic mode they show one chunk after the speech, see
+   `PerceptionConfig.deterministic`), loudness against the calibrated user, addressee cues, face cue
    (the omni mode only; ``mode="audio"`` is the paper's Audio frontend: frames unused).
 3. **Gate** (stage one): a user onset while the assistant is audible ducks the output
    0.12 s later and pauses it at 0.3 s unless the voice is much quieter than the user;
@@ -23,6 +25,8 @@ overlap handling) and `intents` (answer, delegate, cancel, repeat). Per one-seco
    ``memory.answer``), or delegated to the harness with a short acknowledgement
    (`intents.detect_intent`). Delivered results are spoken by the session when the floor
    is free; this frontend reports user speech so that never happens over the user.
+   A turn or an overlap counts as ended only once its final words are in (perception's
+   ``transcribing`` flag), since words arrive after the acoustic offset.
 5. **Token**: ``<|speak|>`` while the assistant has speech playing or queued,
    ``<|turn_eos|>`` on the chunk its turn ended, ``<|listen|>`` otherwise.
 
@@ -117,24 +121,40 @@ class EmbeddedFrontend:
         self._faces_seen = False
         self._turn_quiet: list[bool] = []  # per chunk of the turn: quieter than the user?
         self._background = False
-        self.step_seconds: deque[float] = deque(maxlen=100_000)  # wall time per step (bench)
+        # Wall time per step as it runs live (bench): in deterministic mode the time the
+        # step blocked on due ASR results is left out (kept in asr_wait_seconds), since
+        # a live step never waits for the worker.
+        self.step_seconds: deque[float] = deque(maxlen=100_000)
+        self.asr_wait_seconds: deque[float] = deque(maxlen=100_000)
+        # Partial words cost one Whisper pass per chunk; only an undecided overlap needs
+        # them (a turn heard while silent is answered from its final words, and a
+        # classified overlap such as a TV talking on is not listened to word by word),
+        # so they are requested here, after the gate, instead of on every chunk.
         self._partials_wanted = self.perception.config.partials
+        self.perception.config = replace(self.perception.config, partials=False)
 
     # -- one chunk -----------------------------------------------------------------
     def step(self, chunk: VideoChunk, view: SessionView) -> Decision:
-        began = perf_seconds()
+        began, waited = perf_seconds(), self.perception.asr.waited_s
         try:
             return self._step(chunk, view)
         finally:
-            self.step_seconds.append(perf_seconds() - began)
+            wait = self.perception.asr.waited_s - waited
+            self.asr_wait_seconds.append(wait)
+            self.step_seconds.append(perf_seconds() - began - wait)
+
+    def close(self) -> None:
+        """Stop perception's ASR worker (call when the session is over)."""
+        self.perception.close()
 
     def _step(self, chunk: VideoChunk, view: SessionView) -> Decision:
         audio, reference = self._cancel_echo(chunk)
         frames = chunk.frames if self.options.mode == "omni" else ()
-        self._partials(view)
         frame = self.perception.feed(replace(chunk, audio=audio, frames=frames))
         self._faces_seen = self._faces_seen or bool(frame.faces)
         self._gate(frame, audio, reference, chunk.start)
+        if self._partials_wanted and self.gate is not None and self.gate.episode is not None:
+            self.perception.request_partial()
         if self.output is not None:
             self.output.advance(chunk.end)
         perceived = self._perceived(frame, chunk)
@@ -144,14 +164,6 @@ class EmbeddedFrontend:
             perceived = [e for e in perceived if not isinstance(e, UserWordsTranscribed)]
         return Decision(self._token(view, floor, speech), speech, floor, tuple(delegations),
                         tuple(perceived))
-
-    def _partials(self, view: SessionView) -> None:
-        # Partial words cost one Whisper pass per chunk; only an undecided overlap needs
-        # them (a turn heard while silent is answered from its final words, and a
-        # classified overlap such as a TV talking on is not listened to word by word).
-        want = self._partials_wanted and self.gate is not None and self.gate.episode is not None
-        if self.perception.config.partials != want:
-            self.perception.config = replace(self.perception.config, partials=want)
 
     def _cancel_echo(self, chunk: VideoChunk) -> tuple[np.ndarray, np.ndarray | None]:
         audio = as_audio(chunk.audio)
@@ -213,7 +225,7 @@ class EmbeddedFrontend:
         floor: FloorAction | None = None
         if self.gate is not None and self.gate.episode is not None:
             floor = self._classify(frame, perceived, now)
-        if frame.speaking:
+        if frame.speaking or frame.transcribing:  # the turn's words are not all in yet
             if floor is None and not self._speaking(view) and frame.onsets and not self._turn:
                 floor = FloorAction.AWAIT_INPUT
             return floor, None, []
@@ -233,7 +245,8 @@ class EmbeddedFrontend:
         ep = self.gate.episode
         self._episode_final += [w for w in frame.final_words if w.end > ep.onset - 0.3]
         self._episode_words = tuple(self._episode_final) + frame.partial_words
-        ended = ep.ended_at is not None and not frame.speaking
+        ongoing = frame.speaking or frame.transcribing
+        ended = ep.ended_at is not None and not ongoing
         duration = (ep.ended_at if ended else now) - ep.onset
         cues = self._episode_cues_for(frame, duration)
         facts = OverlapFacts(cues, ep.quiet or frame.prosody.quieter, ended, duration,
@@ -251,8 +264,8 @@ class EmbeddedFrontend:
             return FloorAction.YIELD_FLOOR
         self.gate.release(now)
         self._background = kind is OverlapKind.BACKGROUND
-        self._ignore_turn = frame.speaking or bool(self._turn)
-        if not frame.speaking:
+        self._ignore_turn = ongoing or bool(self._turn)
+        if not ongoing:
             self._turn, self._turn_start, self._ignore_turn = [], None, False
             self._turn_quiet = []
         return FloorAction.CONTINUE_SPEAKING

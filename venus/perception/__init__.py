@@ -3,7 +3,7 @@
 calibrated level, addressee cues, and whether a face is turned toward the camera.
 
 Layers inside the package: ``config``/``types`` (data) -> ``speech``, ``prosody``,
-``addressee``, ``face``, ``transcription`` (behaviour) -> ``user`` (`UserPerception`).
+``addressee``, ``face``, ``transcription`` (behaviour; ASR on an owned worker thread) -> ``user`` (`UserPerception`).
 """
 
 from venus.perception.addressee import BACKCHANNELS, TopicRelation, lexical_cues
@@ -11,23 +11,31 @@ from venus.perception.config import PerceptionConfig
 from venus.perception.face import FaceDetector, frontal_cascade_path
 from venus.perception.prosody import LoudnessCalibration, estimate_f0, words_per_second
 from venus.perception.speech import AudioWindow, SpeechTracker
-from venus.perception.transcription import RegionTranscriber
+from venus.perception.transcription import (
+    AsrJob,
+    AsrWorker,
+    RegionTranscription,
+    TranscriptionFailed,
+)
 from venus.perception.types import AddresseeCues, PerceptionFrame, Prosody, SpeechBoundary
 from venus.perception.user import UserPerception
 
 __all__ = [
     "BACKCHANNELS",
     "AddresseeCues",
+    "AsrJob",
+    "AsrWorker",
     "AudioWindow",
     "FaceDetector",
     "LoudnessCalibration",
     "PerceptionConfig",
     "PerceptionFrame",
     "Prosody",
-    "RegionTranscriber",
+    "RegionTranscription",
     "SpeechBoundary",
     "SpeechTracker",
     "TopicRelation",
+    "TranscriptionFailed",
     "UserPerception",
     "estimate_f0",
     "frontal_cascade_path",

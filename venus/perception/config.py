@@ -29,6 +29,16 @@ class PerceptionConfig:
       ``asr_pad_s``        audio kept before the onset and after the offset for ASR.
       ``max_region_s``     a region this long is finalised and a new one starts (bounds
                            the cost of re-transcribing a monologue).
+      ``deterministic``    when words become visible (ASR runs on a background worker,
+                           never on the decision path). True (simulated time: tests,
+                           evaluation, replay): a result is due at the first chunk boundary
+                           ``asr_latency_s`` or more after it was submitted, and the chunk
+                           waits for it there, so every run gives the same frames. False
+                           (live, wall clock): a chunk uses whatever words are ready and
+                           never waits. `venus.scenario.run_scenario` sets it from its clock.
+      ``asr_latency_s``    that delay (default one chunk: final words show in the chunk
+                           after the one the speech ended in; 0 = the same chunk).
+      ``max_pending_asr``  jobs the worker may be behind before the submitter waits.
     Loudness:
       ``quieter_margin_db`` speech this many dB below the user's calibrated level is
                            flagged ``quieter`` (background talkers, a TV, someone farther).
@@ -54,6 +64,9 @@ class PerceptionConfig:
     partials: bool = True
     asr_pad_s: float = 0.15
     max_region_s: float = 15.0
+    deterministic: bool = True
+    asr_latency_s: float = 1.0
+    max_pending_asr: int = 4
     quieter_margin_db: float = 8.0
     calibration_horizon_s: float = 30.0
     assistant_name: str = "Venus"
@@ -77,5 +90,7 @@ class PerceptionConfig:
                 f"{self.offset_threshold} and {self.onset_threshold}")
         if self.onset_windows < 1:
             raise ConfigError(f"onset_windows must be at least 1, got {self.onset_windows}")
+        if self.asr_latency_s < 0.0:
+            raise ConfigError(f"asr_latency_s must be 0 or more, got {self.asr_latency_s}")
         if not 0.0 < self.pitch_min_hz < self.pitch_max_hz:
             raise ConfigError("need 0 < pitch_min_hz < pitch_max_hz")

@@ -65,10 +65,14 @@ class AddresseeCues:
 class PerceptionFrame:
     """Everything perceived in one chunk ``[start, end)``.
 
-    ``speaking`` is the state at the chunk's end. ``partial_words`` are the words of the
-    region still open (they may change next chunk); ``final_words`` are the words of
-    regions that ended in this chunk (they will not change). ``cues`` describe the
-    latest utterance (open or just ended). ``face_toward_camera`` is None without video.
+    ``speaking`` is the state at the chunk's end. ``partial_words`` are the newest words of the
+    region still open or still being transcribed (they may change next chunk); ``final_words`` are the words of
+    regions whose transcription became visible in this chunk (they will not change;
+    ASR runs in the background, so they arrive after the offset, see
+    `PerceptionConfig.deterministic`). ``transcribing`` is True while a closed region's
+    final words are still to come: the user's turn is not complete yet. ``cues``
+    describe the latest utterance (open or just ended). ``face_toward_camera`` is None
+    without video.
     """
 
     chunk_index: int
@@ -79,6 +83,7 @@ class PerceptionFrame:
     boundaries: tuple[SpeechBoundary, ...] = ()
     partial_words: tuple[Word, ...] = ()
     final_words: tuple[Word, ...] = ()
+    transcribing: bool = False
     prosody: Prosody = Prosody()
     cues: AddresseeCues = AddresseeCues()
     faces: int | None = None

@@ -13,9 +13,11 @@ the speech tracker, region transcription, prosody and loudness calibration, addr
 cues and the face detector. One object per live input; all streaming state lives in it
 and in the parts it owns, and `reset` clears all of it.
 
-Per chunk (``feed``): VAD over its audio, 32 ms at a time -> onset/offset events; the
-final words of every region that ended; partial words of the open region (one
-re-transcription per chunk); the level, pitch and rate of this chunk's speech against
+Per chunk (``feed``): VAD over its audio, 32 ms at a time -> onset/offset events; a final
+transcription job for every region that ended and (``partials``) a partial one for the
+open region, run by the owned background ASR worker (`RegionTranscription`); the words
+that became visible at this chunk (deterministic or live, see
+`PerceptionConfig.deterministic`); the level, pitch and rate of this chunk's speech against
 the user's calibrated level; cues about who the latest words are for; and, with video,
 whether a face is turned toward the camera.
 """
@@ -36,7 +38,7 @@ from venus.perception.config import PerceptionConfig
 from venus.perception.face import FaceDetector
 from venus.perception.prosody import LoudnessCalibration, estimate_f0, rms_db, words_per_second
 from venus.perception.speech import WINDOW_SECONDS, AudioWindow, SpeechTracker
-from venus.perception.transcription import RegionTranscriber
+from venus.perception.transcription import AsrJob, RegionTranscription
 from venus.perception.types import AddresseeCues, PerceptionFrame, Prosody, SpeechBoundary
 
 if TYPE_CHECKING:
@@ -64,6 +66,8 @@ class UserPerception:
     first use unless given: ``detector`` a `memory.models.SileroSpeechDetector`,
     ``transcriber`` any `Transcriber`, ``embedder`` any `TextEmbedder` (only used once a
     context is set), ``face_detector`` a `FaceDetector` (``faces=False`` skips faces).
+    Transcription runs on one background thread owned by this object: `close` it when
+    done (a worker error is raised by the next `feed` as `TranscriptionFailed`).
     """
 
     def __init__(self, config: PerceptionConfig | None = None, *,
@@ -77,7 +81,10 @@ class UserPerception:
             detector = SileroSpeechDetector()
         self._vad = detector.stream()
         self._tracker = SpeechTracker(self.config)
-        self._asr = RegionTranscriber(transcriber)
+        c = self.config
+        self._asr = RegionTranscription(transcriber, latency_s=c.asr_latency_s,
+                                        deterministic=c.deterministic,
+                                        max_pending=c.max_pending_asr)
         self._topic = TopicRelation(embedder)
         self._faces = face_detector if face_detector is not None or not faces else FaceDetector(
             self.config.face_min_size, self.config.face_max_width)
@@ -98,6 +105,19 @@ class UserPerception:
         self._utterance = _Utterance()
         self._region_sq = 0.0  # sum of squares of the open region's speech windows
         self._region_n = 0
+        self._region_id = 0
+        self._region_starts: dict[int, float] = {}  # regions with words still to come
+        self._shown: tuple[int, tuple[Word, ...]] = (0, ())  # newest visible partial
+        self._partial_at: float | None = None  # media time of the last partial request
+
+    def close(self) -> None:
+        """Stop the ASR worker (joins it after its current job); `feed` no longer works."""
+        self._asr.close()
+
+    @property
+    def asr(self) -> RegionTranscription:
+        """The transcription jobs and their worker (timings for benchmarks)."""
+        return self._asr
 
     def set_context(self, texts: Sequence[str] | str | None) -> None:
         """What the conversation is about, for the topical cue (None clears it)."""
@@ -125,24 +145,29 @@ class UserPerception:
         self._audio.append(chunk.start, audio)
         base = self._origin + self._vad.position  # start of the next 32 ms window
         probs = self._vad.feed(audio)
-        boundaries, finals, speech = self._track(probs, base)
-        partial = self._partial() if self._tracker.speaking and self.config.partials else ()
+        self._asr.latency_s, self._asr.deterministic = (self.config.asr_latency_s,
+                                                        self.config.deterministic)
+        boundaries, speech = self._track(probs, base)
+        if self.config.partials:
+            self.request_partial()
+        finals = self._visible(chunk.end)
         self._trim()
         faces = self._count_faces(chunk)
         cues = self._cues()
-        if not self._tracker.speaking:  # the utterance is over: next chunk starts afresh
+        transcribing = self._asr.pending_final()
+        if not self._tracker.speaking and not transcribing:  # the utterance is over
             self._utterance = _Utterance()
         return PerceptionFrame(
             chunk_index=chunk.index, start=chunk.start, end=chunk.end,
             speech_probability=max(probs, default=0.0), speaking=self._tracker.speaking,
-            boundaries=tuple(boundaries), partial_words=partial, final_words=tuple(finals),
+            boundaries=tuple(boundaries), partial_words=self._shown[1],
+            final_words=tuple(finals), transcribing=transcribing,
             prosody=self._prosody(speech), cues=cues,
             faces=faces, face_toward_camera=None if faces is None else faces > 0)
 
     def _track(self, probs: list[float], base: float
-               ) -> tuple[list[SpeechBoundary], list[Word], list[np.ndarray]]:
+               ) -> tuple[list[SpeechBoundary], list[np.ndarray]]:
         boundaries: list[SpeechBoundary] = []
-        finals: list[Word] = []
         speech: list[np.ndarray] = []
         c = self.config
         for i, p in enumerate(probs):
@@ -151,43 +176,70 @@ class UserPerception:
             if event is not None:
                 boundaries.append(event)
                 if event.kind == "offset":
-                    finals.extend(self._finish(self._region_start, event.time))
+                    self._finish(self._region_start, event.time)
                 else:
-                    self._region_start = event.time
-                    self._region_sq, self._region_n = 0.0, 0
+                    self._open_region(event.time)
             if self._tracker.speaking and p >= c.offset_threshold:
                 window = self._audio.slice(t, t + WINDOW_SECONDS)[1]
                 speech.append(window)
                 self._region_sq += float(np.sum(np.square(window, dtype=np.float64)))
                 self._region_n += len(window)
             if self._tracker.speaking and t + WINDOW_SECONDS - self._region_start >= c.max_region_s:
-                finals.extend(self._finish(self._region_start, t + WINDOW_SECONDS, closed=False))
-                self._region_start = t + WINDOW_SECONDS
+                self._finish(self._region_start, t + WINDOW_SECONDS, closed=False)
+                self._open_region(t + WINDOW_SECONDS)
                 self._tracker.split(self._region_start)
-        return boundaries, finals, speech
+        return boundaries, speech
+
+    def _open_region(self, start: float) -> None:
+        self._region_id += 1
+        self._region_start = start
+        self._region_starts[self._region_id] = start
+        self._region_sq, self._region_n = 0.0, 0
 
     @staticmethod
     def _on_grid(t: float) -> float:
         return round(t, 6)  # window times on the 32 ms grid, free of float noise
 
-    def _finish(self, start: float, end: float, closed: bool = True) -> tuple[Word, ...]:
+    def _finish(self, start: float, end: float, closed: bool = True) -> None:
         pad = self.config.asr_pad_s
         a_start, audio = self._audio.slice(start - pad, end + (pad if closed else 0.0))
-        words = self._asr.final(audio, a_start)
-        self._utterance = _Utterance(words, end - start)
+        # Submitted at the chunk's end: that is when the audio exists in a live system.
+        self._asr.submit(self._region_id, "final", audio, a_start, self._audio.end, end)
         if self._region_n:
             level = float(10.0 * np.log10(max(self._region_sq / self._region_n, 1e-10)))
             self.calibration.update(level, self._region_n / SAMPLE_RATE)
         self._region_sq, self._region_n = 0.0, 0
-        return words
 
-    def _partial(self) -> tuple[Word, ...]:
-        start = self._region_start
-        a_start, audio = self._audio.slice(start - self.config.asr_pad_s, self._audio.end)
-        words = self._asr.partial(audio, a_start)
-        if words:  # a region too young for words keeps the cues of the one before it
-            self._utterance = _Utterance(words, self._audio.end - start)
-        return words
+    def request_partial(self) -> None:
+        """Submit the open region's audio so far for partial words (at most once per
+        chunk; they become visible like any result). No-op while the user is silent."""
+        if not self._tracker.speaking or self._partial_at == self._audio.end:
+            return
+        self._partial_at = self._audio.end
+        a_start, audio = self._audio.slice(self._region_start - self.config.asr_pad_s,
+                                           self._audio.end)
+        self._asr.submit(self._region_id, "partial", audio, a_start, self._audio.end,
+                         self._audio.end)
+
+    def _visible(self, now: float) -> list[Word]:
+        """Apply the transcription results visible at ``now``; the final words among them."""
+        finals: list[Word] = []
+        for job in self._asr.collect(now):
+            self._apply(job, finals)
+        return finals
+
+    def _apply(self, job: AsrJob, finals: list[Word]) -> None:
+        start = self._region_starts.get(job.region, job.start)
+        end = job.speech_end if job.speech_end is not None else job.submitted
+        if job.kind == "final":
+            self._region_starts.pop(job.region, None)
+            finals.extend(job.words)
+            if self._shown[0] == job.region:
+                self._shown = (0, ())
+            self._utterance = _Utterance(job.words, end - start)
+        elif job.words:  # a region too young for words keeps the cues of the one before it
+            self._shown = (job.region, job.words)
+            self._utterance = _Utterance(job.words, end - start)
 
     def _trim(self) -> None:
         keep = (self._region_start - self.config.asr_pad_s if self._tracker.speaking

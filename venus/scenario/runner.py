@@ -124,7 +124,8 @@ def run_scenario(scenario: Scenario, out_dir: str | Path | None = None, *,
     on_video = memory.add if _is_live(memory) else None
     perception = UserPerception(
         PerceptionConfig(assistant_name=scenario.assistant_name,
-                         other_names=tuple(scenario.other_names)),
+                         other_names=tuple(scenario.other_names),
+                         deterministic=clock is None or clock.kind == "simulated"),
         detector=models.detector, transcriber=models.transcriber, embedder=models.embedder,
         faces=scenario.mode == "omni")
     frontend = EmbeddedFrontend(output, memory=memory, perception=perception, mode=scenario.mode)
@@ -139,6 +140,7 @@ def run_scenario(scenario: Scenario, out_dir: str | Path | None = None, *,
     try:
         summary = session.run()
     finally:
+        frontend.close()  # joins its ASR worker
         if _is_live(memory):
             memory.close()
     mic = room.input_audio()

@@ -1,0 +1,196 @@
+"""Transcription off the decision path: the real `UserPerception`, its real ASR worker
+and the real Silero VAD over an eSpeak voice; only the transcriber is a stand-in that
+blocks until the test releases it (a slow Whisper), or fails.
+
+Live mode: a chunk never waits for the worker. Deterministic mode: words appear at the
+due chunk, whatever the worker's speed, and the chunk waits for them there. Errors are
+raised by the next feed; stale partials are coalesced; close joins the thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from memory.media import SAMPLE_RATE, VideoChunk
+from memory.models import VOICES, EspeakSynthesizer, SileroSpeechDetector
+from memory.models.base import Transcript, TranscriptSegment, Word
+from venus.perception import PerceptionConfig, TranscriptionFailed, UserPerception
+
+WAIT_S = 30.0  # upper bound for a worker to pick up a released job (never reached normally)
+
+
+class GatedTranscriber:
+    """A `Transcriber` whose calls block until ``release`` is set; words name the call."""
+
+    def __init__(self, *, blocked: bool = True, error: Exception | None = None) -> None:
+        self.release = threading.Event()
+        if not blocked:
+            self.release.set()
+        self.entered = threading.Event()
+        self.error = error
+        self.calls: list[float] = []  # seconds of audio per call
+
+    def transcribe(self, audio: np.ndarray, offset: float = 0.0) -> Transcript:
+        self.calls.append(len(audio) / SAMPLE_RATE)
+        self.entered.set()
+        assert self.release.wait(WAIT_S), "the test never released the transcriber"
+        if self.error is not None:
+            raise self.error
+        n = len(self.calls)
+        word = Word(f"call{n}", offset, offset + len(audio) / SAMPLE_RATE)
+        return Transcript((TranscriptSegment(word.text, word.start, word.end, (word,)),))
+
+
+@lru_cache(maxsize=1)
+def _detector() -> SileroSpeechDetector:
+    return SileroSpeechDetector()
+
+
+@lru_cache(maxsize=1)
+def _stream() -> np.ndarray:
+    """1 s silence, ~2.5 s of speech, then silence: 7 one-second chunks."""
+    speech = EspeakSynthesizer().synthesize("Hello there, how are you doing today my friend?",
+                                            voice=VOICES[0]).audio
+    audio = np.concatenate([np.zeros(SAMPLE_RATE, np.float32), speech.astype(np.float32)])
+    return np.pad(audio, (0, 7 * SAMPLE_RATE - len(audio)))
+
+
+def _chunks():
+    audio = _stream()
+    for i in range(len(audio) // SAMPLE_RATE):
+        yield VideoChunk(i, float(i), float(i + 1), (), audio[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE])
+
+
+def _perception(asr, **config) -> UserPerception:
+    config.setdefault("partials", False)
+    return UserPerception(PerceptionConfig(**config), detector=_detector(), transcriber=asr,
+                          faces=False)
+
+
+def _offset_chunk(perception: UserPerception) -> tuple[list, int]:
+    frames = []
+    for chunk in _chunks():
+        frames.append(perception.feed(chunk))
+        if frames[-1].offsets:
+            return frames, chunk.index
+    raise AssertionError("the VAD found no end of speech")
+
+
+def test_live_feed_returns_while_the_worker_is_still_transcribing():
+    asr = GatedTranscriber()
+    perception = _perception(asr, deterministic=False)
+    try:
+        frames, k = _offset_chunk(perception)
+        assert asr.entered.wait(WAIT_S)  # the final job is running, and stuck
+        more = [perception.feed(c) for c in list(_chunks())[k + 1:k + 3]]
+        assert all(f.transcribing and not f.final_words for f in frames[-1:] + more)
+        asr.release.set()
+        perception.asr.drain()
+        done = perception.feed(VideoChunk(k + 3, k + 3.0, k + 4.0, (), np.zeros(SAMPLE_RATE, np.float32)))
+        assert [w.text for w in done.final_words] == ["call1"] and not done.transcribing
+    finally:
+        asr.release.set()
+        perception.close()
+
+
+@pytest.mark.parametrize("latency_s", [1.0, 2.0])
+def test_deterministic_words_appear_at_the_due_chunk_whatever_the_worker_speed(latency_s):
+    fast = GatedTranscriber(blocked=False)
+    runs = {}
+    for name, asr in (("fast", fast), ("slow", GatedTranscriber())):
+        perception = _perception(asr, asr_latency_s=latency_s)
+        try:
+            frames, k = _offset_chunk(perception)
+            chunks = list(_chunks())[k + 1:]
+            due = k + int(latency_s)
+            for chunk in chunks:
+                if chunk.index == due and name == "slow":
+                    frames.append(_feed_blocks_until_released(perception, chunk, asr))
+                else:
+                    frames.append(perception.feed(chunk))
+            runs[name] = frames
+        finally:
+            asr.release.set()
+            perception.close()
+        with_words = [f.chunk_index for f in frames if f.final_words]
+        assert with_words == [due], (name, with_words)
+        assert all(f.transcribing for f in frames[k:due])
+    assert runs["fast"] == runs["slow"]  # identical frames: the worker's speed is invisible
+
+
+def _feed_blocks_until_released(perception, chunk, asr):
+    out = []
+    feeder = threading.Thread(target=lambda: out.append(perception.feed(chunk)))
+    feeder.start()
+    feeder.join(0.3)
+    assert feeder.is_alive(), "the due chunk did not wait for its words"
+    asr.release.set()
+    feeder.join(WAIT_S)
+    return out[0]
+
+
+def test_zero_latency_shows_final_words_in_the_chunk_the_speech_ended():
+    asr = GatedTranscriber(blocked=False)
+    perception = _perception(asr, asr_latency_s=0.0)
+    try:
+        frames, _ = _offset_chunk(perception)
+        assert [w.text for w in frames[-1].final_words] == ["call1"]
+        assert not frames[-1].transcribing
+    finally:
+        perception.close()
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_a_worker_error_surfaces_on_the_next_feed(deterministic):
+    asr = GatedTranscriber(blocked=False, error=RuntimeError("model file is corrupt"))
+    perception = _perception(asr, deterministic=deterministic)
+    try:
+        _, k = _offset_chunk(perception)
+        assert asr.entered.wait(WAIT_S)
+        perception.asr.worker.join_idle()
+        with pytest.raises(TranscriptionFailed, match="model file is corrupt") as info:
+            perception.feed(list(_chunks())[k + 1])
+        assert isinstance(info.value.__cause__, RuntimeError)
+    finally:
+        perception.close()
+
+
+def test_live_partials_of_a_region_are_coalesced_to_the_newest():
+    asr = GatedTranscriber()
+    perception = _perception(asr, deterministic=False, partials=True)
+    try:
+        chunks = list(_chunks())
+        frames = [perception.feed(c) for c in chunks[:4]]  # speech from 1 s: partials at 2, 3, 4
+        assert asr.entered.wait(WAIT_S)
+        asr.release.set()
+        perception.asr.drain()
+        frames += [perception.feed(c) for c in chunks[4:]]
+        # The first partial was running when the next came, so that one was queued, and
+        # replaced by the newer job of its region: fewer calls than requests.
+        requested = sum(f.speaking for f in frames) + sum(len(f.offsets) for f in frames)
+        assert 2 <= len(asr.calls) < requested, (asr.calls, requested)
+        shown = list(perception.asr.finished)
+        assert [j.kind for j in shown][-1] == "final" and len(shown) == len(asr.calls)
+        assert [j.seq for j in shown] == sorted(j.seq for j in shown)
+        assert any(f.final_words for f in frames)
+    finally:
+        perception.close()
+
+
+def test_close_joins_the_worker_and_reset_drops_queued_jobs():
+    asr = GatedTranscriber()
+    perception = _perception(asr, deterministic=False)
+    _offset_chunk(perception)
+    assert asr.entered.wait(WAIT_S)
+    thread = perception.asr.worker.thread
+    assert thread is not None and thread.is_alive()
+    perception.reset()
+    frame = perception.feed(VideoChunk(20, 20.0, 21.0, (), np.zeros(SAMPLE_RATE, np.float32)))
+    assert not frame.transcribing and not frame.final_words
+    asr.release.set()
+    perception.close()
+    assert not thread.is_alive()
