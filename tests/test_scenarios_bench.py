@@ -29,4 +29,10 @@ def test_bench_frontend_prints_the_stable_keys(tmp_path, capsys):
         assert isinstance(figures[key], float), key
     assert figures["interruption_response"] == 1.0
     assert 0.0 < figures["stop_latency_s_p50"] <= 0.5
+    # Whisper runs on perception's worker: its own latency and the words' lag are reported,
+    # and the final words of a deterministic run come at least one chunk after the speech.
+    for key in ("asr_ms_p95", "decision_wall_ms_p95", "final_lag_s_p50", "final_lag_live_s_p50"):
+        assert isinstance(figures[key], float), key
+    assert figures["final_lag_s_p50"] >= 1.0
+    assert figures["decision_wall_ms_p95"] >= figures["decision_ms_p95"]
     assert "decision p50" in capsys.readouterr().out
