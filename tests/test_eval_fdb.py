@@ -1,0 +1,132 @@
+"""FDB folder format and the offline scorer's rules, on hand-built data (no models)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from memory.media import SAMPLE_RATE
+from venus.errors import ConfigError
+from venus.eval.fdb import (
+    SampleMeta,
+    TranscriptWord,
+    read_meta,
+    read_transcript,
+    read_wav,
+    transcript_doc,
+    write_json,
+    write_meta,
+    write_wav,
+)
+from venus.eval.score import judge_proxy, paper_table, turn_over
+from venus.eval.synth import HELD_OUT_SEED, TUNING_SEED, draw_spec, speech_regions
+from venus.eval.timing import overlap_timing
+
+
+def test_transcript_schema_is_fdbs_and_marked_self(tmp_path):
+    words = [TranscriptWord("Leaves", 1.0, 1.3), TranscriptWord("make", 1.35, 1.6)]
+    doc = transcript_doc(words)
+    assert doc == {"text": "Leaves make", "source": "self",
+                   "chunks": [{"text": "Leaves", "timestamp": [1.0, 1.3]},
+                              {"text": "make", "timestamp": [1.35, 1.6]}]}
+    write_json(tmp_path / "output.json", doc)
+    assert read_transcript(tmp_path / "output.json") == words
+
+
+def test_metadata_keys_and_v1_task_file(tmp_path):
+    meta = SampleMeta("What is photosynthesis?", "Wait, what about roots?", [4.2, 5.9], {"seed": 0})
+    write_meta(tmp_path, "user_interruption", meta)
+    doc = json.loads((tmp_path / "metadata.json").read_text())
+    assert list(doc)[:3] == ["context_text", "current_turn_text", "timestamps"]
+    assert json.loads((tmp_path / "interrupt.json").read_text()) == [
+        {"context": "What is photosynthesis?", "interrupt": "Wait, what about roots?",
+         "timestamp": [4.2, 5.9]}]
+    assert read_meta(tmp_path) == meta
+    write_meta(tmp_path, "user_backchannel", meta)  # v1.5-only subsets write no task file
+    assert not (tmp_path / "backchannel.json").exists()
+
+
+def test_wav_round_trip_and_wrong_rate(tmp_path):
+    audio = (np.sin(np.arange(SAMPLE_RATE) / 10) * 0.5).astype(np.float32)
+    back = read_wav(write_wav(tmp_path / "a.wav", audio))
+    assert len(back) == SAMPLE_RATE and np.max(np.abs(back - audio)) < 1e-4
+    write_wav(tmp_path / "b.wav", audio, sample_rate=8000)
+    with pytest.raises(ConfigError, match="16 kHz mono"):
+        read_wav(tmp_path / "b.wav")
+    with pytest.raises(ConfigError, match="metadata.json"):
+        read_meta(tmp_path)
+
+
+def test_turn_over_follows_fdb_v1_rule():
+    w = lambda t, s, e: TranscriptWord(t, s, e)
+    assert turn_over([], 2.0) == (False, None)
+    # three words in under a second: not a turn
+    assert turn_over([w("a", 3, 3.2), w("b", 3.2, 3.4), w("c", 3.4, 3.6)], 2.0) == (False, None)
+    # four words: a turn, latency from the overlap end
+    assert turn_over([w("a", 3, 3.1), w("b", 3.1, 3.2), w("c", 3.2, 3.3), w("d", 3.3, 3.4)], 2.0) == (True, 1.0)
+    # two words spanning a second: a turn; words before `after` are ignored
+    assert turn_over([w("x", 0, 1), w("a", 2.5, 2.8), w("b", 3.2, 3.5)], 2.0) == (True, 0.5)
+    # a window end (pause handling) drops the later words
+    assert turn_over([w("a", 2.5, 2.8), w("b", 3.2, 3.5)], 2.0, before=3.0) == (False, None)
+
+
+def test_overlap_timing_from_regions():
+    user = [(1.0, 2.5), (6.0, 7.6)]
+    model = [(3.0, 6.4), (8.1, 10.0)]
+    t = overlap_timing(user, model, 6.0, 7.5)
+    assert t.stop_latency == pytest.approx(0.4)
+    assert t.overlap == (6.0, 7.6)  # the user's VAD region refines the end
+    assert t.response_latency == pytest.approx(0.5)
+    silent = overlap_timing(user, [(3.0, 5.0)], 6.0, 7.5)
+    assert silent.stop_latency == 0.0 and silent.response_latency is None
+
+
+def _timeline(path, events):
+    lines = [json.dumps({"session_id": "s", "seq": i, "time": t, "type": k, "event": e})
+             for i, (t, k, e) in enumerate(events)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_judge_proxy_labels(tmp_path):
+    answer = [TranscriptWord(x, 3 + i * 0.3, 3.2 + i * 0.3) for i, x in enumerate(["leaves", "make", "sugar", "from", "light"])]
+    queued = (3.0, "SpeechQueued", {"utterance_id": "u1", "text": "leaves make sugar from light"})
+    stop = (6.0, "SpeechStopped", {"utterance_id": "u1", "heard_fraction": 0.5, "reason": "yield"})
+    reply = (8.0, "SpeechQueued", {"utterance_id": "u2", "text": "roots take up water"})
+    roots = [TranscriptWord("roots", 8.2, 8.5)]
+    path = tmp_path / "t.jsonl"
+    assert judge_proxy(_timeline(path, [queued, stop, reply]), 4.0, answer[:3] + roots, answer) == "RESPOND"
+    assert judge_proxy(_timeline(path, [queued]), 4.0, answer, answer) == "RESUME"
+    assert judge_proxy(_timeline(path, [queued, stop]), 4.0, answer[:3], answer) == "STOP"
+    assert judge_proxy(_timeline(path, [queued, reply]), 4.0, answer + roots, answer) == "OTHER"
+    end = (20.0, "SpeechStopped", {"utterance_id": "u1", "heard_fraction": 1.0, "reason": "session ended"})
+    assert judge_proxy(_timeline(path, [queued, end]), 4.0, answer, answer) == "RESUME"
+
+
+def test_seeded_draws_are_stable_and_seeds_differ():
+    assert draw_spec(TUNING_SEED, 3) == draw_spec(TUNING_SEED, 3)
+    tuning = [draw_spec(TUNING_SEED, i) for i in range(20)]
+    held = [draw_spec(HELD_OUT_SEED, i) for i in range(20)]
+    assert tuning != held
+    for s in tuning + held:
+        assert -25 <= s.background_db <= -10 and s.background_voice != s.voice
+
+
+def test_speech_regions_merge_short_gaps():
+    audio = np.zeros(3 * SAMPLE_RATE, np.float32)
+    audio[int(0.5 * SAMPLE_RATE):SAMPLE_RATE] = 0.1
+    audio[int(1.2 * SAMPLE_RATE):int(1.5 * SAMPLE_RATE)] = 0.1  # 0.2 s gap: merged
+    audio[int(2.5 * SAMPLE_RATE):int(2.8 * SAMPLE_RATE)] = 0.1  # 1 s gap: separate
+    regions = speech_regions(audio)
+    assert [(round(a, 2), round(b, 2)) for a, b in regions] == [(0.5, 1.5), (2.5, 2.8)]
+
+
+def test_paper_table_layout():
+    header, rows = paper_table({"user_interruption": {"respond": 0.9},
+                                "user_backchannel": {"resume": 1.0}})
+    assert "offline proxy, not the official judge" in header[0]
+    assert rows[0][1:] == ["0.90", "1.00", "-", "-"]
+    assert rows[1] == ["Realtime-Venus (paper)", "0.75", "0.97", "0.88", "0.86"]
+    assert [r[0] for r in rows[2:]] == ["GPT-4o (paper)", "Gemini Live (paper)"]
