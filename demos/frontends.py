@@ -18,7 +18,8 @@ from venus.frontend import Frontend
 __all__ = ["FrontendFactory", "FrontendSpec", "parse_frontend"]
 
 FrontendFactory = Callable[[Any], Frontend]
-"""``factory(memory)`` -> a new frontend for one browser session."""
+"""``factory(memory)`` -> a new frontend for one browser session. A frontend with an
+``output`` attribute that is a `venus.runtime.SpeechOutput` has the session play through it."""
 
 KINDS = ("embedded", "transformers", "openai")
 
@@ -57,8 +58,11 @@ class FrontendSpec:
 
 def _embedded(memory: Any) -> Frontend:
     from venus.frontend.embedded import EmbeddedFrontend
+    from venus.speech import AudioSpeechOutput
 
-    return EmbeddedFrontend(memory=memory)
+    # Its overlap gate and echo reference need the real output: the session plays through
+    # ``frontend.output`` (see `demos.state`), so a spoken interruption stops the reply.
+    return EmbeddedFrontend(AudioSpeechOutput(), memory=memory)
 
 
 def parse_frontend(value: str, model: str = "default") -> FrontendSpec:

@@ -36,7 +36,7 @@ from venus.capabilities import builtin_capabilities
 from venus.clock import Clock, WallClock
 from venus.events import MemoryUpdated
 from venus.frontend import DelegationRequest
-from venus.runtime import Session, SessionOptions, TimedTextOutput
+from venus.runtime import Session, SessionOptions, SpeechOutput, TimedTextOutput
 from venus.timeline import Timeline, TimelineEntry
 
 __all__ = ["AppOptions", "AppSession", "SessionRegistry"]
@@ -242,10 +242,14 @@ class _Runner:
         if offset > 0:  # the conversation starts where the ingested video ends
             self.timeline.record(MemoryUpdated(memory.version), time=offset)
         self.source = LiveSource(clock, math.ceil(offset), app._remember, options.max_chunks)
-        self.frontend = TypedTurns(app.frontend_factory(memory), app._answer)
+        inner = app.frontend_factory(memory)
+        self.frontend = TypedTurns(inner, app._answer)
+        output = getattr(inner, "output", None)
+        self.speech = output if isinstance(output, SpeechOutput) else \
+            TimedTextOutput(options.words_per_second)
         self.session = Session(
             self.frontend, self.source, clock=clock, capabilities=builtin_capabilities(),
-            speech=TimedTextOutput(options.words_per_second), memory=memory,
+            speech=self.speech, memory=memory,
             timeline=self.timeline, session_id=app.session_id,
             options=SessionOptions(pace=False, drain_s=options.drain_s))
         self.thread = threading.Thread(target=self._run, daemon=True,
@@ -283,6 +287,9 @@ class SessionRegistry:
                  frontend_factory: FrontendFactory | None = None,
                  clock: Callable[[], Clock] = WallClock) -> None:
         self.options = options or AppOptions()
+        self._own_root = self.options.root is None
+        if self._own_root:  # one private folder, the only one the server may serve files from
+            self.options.root = Path(tempfile.mkdtemp(prefix="venus-app-"))
         self.frontend_factory = frontend_factory or self.options.frontend.factory()
         self.models = MemoryModels()  # loaded once, shared by every session
         self.clock = clock
@@ -307,6 +314,8 @@ class SessionRegistry:
     def close_all(self) -> None:
         for session_id in list(self._sessions):
             self.close(session_id)
+        if self._own_root:
+            shutil.rmtree(self.options.root, ignore_errors=True)
 
     def __len__(self) -> int:
         return len(self._sessions)

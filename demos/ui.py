@@ -188,16 +188,10 @@ def launch(registry: SessionRegistry, *, server_name: str = "127.0.0.1",
            prevent_thread_lock: bool = False) -> gr.Blocks:
     """Serve the app; every session's files live under ``registry.options.root``."""
     demo = build_app(registry, tts=tts)
-    roots = [str(Path(registry.options.root or _temp_root()).resolve()),
+    roots = [str(Path(registry.options.root).resolve()),
              str(Path(registry.options.samples_dir).resolve())]
     demo.queue(default_concurrency_limit=None)
     demo.launch(server_name=server_name, server_port=server_port, share=share,
                 allowed_paths=roots, max_file_size=f"{registry.options.max_upload_mb:g}mb",
                 css=CSS, head=SEEK_JS, prevent_thread_lock=prevent_thread_lock, quiet=True)
     return demo
-
-
-def _temp_root() -> str:
-    import tempfile
-
-    return tempfile.gettempdir()
