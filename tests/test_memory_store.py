@@ -163,21 +163,25 @@ def test_questions_from_another_thread_during_ingest(tmp_path, models, stream):
     chunks, _ = stream
     mem = VideoMemory.create(tmp_path / "m", models=models)
     errors: list[BaseException] = []
+    progressed = threading.Semaphore(0)
 
     def feed():
         try:
             for c in chunks:
                 mem.add(c)
+                if c.index % 10 == 9:
+                    progressed.release()  # let the other thread ask now, mid-ingest
             mem.finish()
-        except BaseException as exc:  # surfaced below; a thread must not swallow it
+        except BaseException as exc:  # noqa: BLE001 - surfaced below, never swallowed
             errors.append(exc)
+        finally:
+            progressed.release()
 
     writer = threading.Thread(target=feed)
     writer.start()
-    asked = 0
-    while writer.is_alive() or asked == 0:
+    for _ in range(len(chunks) // 10):
+        assert progressed.acquire(timeout=120)
         at = mem.duration
         assert all(m.end <= at + 1e-6 for m in mem.search("secret code", k=3, before=at))
-        asked += 1
     writer.join()
     assert not errors and mem.version == len(chunks)
