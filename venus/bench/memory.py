@@ -38,8 +38,7 @@ def _rss_mb() -> float:
     growth that is only allocator slack."""
     import ctypes
     import ctypes.util
-
-    import psutil
+    import os
 
     libc = ctypes.util.find_library("c")
     if libc:
@@ -47,7 +46,12 @@ def _rss_mb() -> float:
             ctypes.CDLL(libc).malloc_trim(0)
         except (OSError, AttributeError):  # not glibc: measure as is
             pass
-    return psutil.Process().memory_info().rss / 2**20
+    try:  # Linux: resident pages are the second field of /proc/self/statm
+        with open("/proc/self/statm") as statm:
+            pages = int(statm.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return peak_rss_mb()  # elsewhere the peak is the best figure at hand
 
 
 def _warm(models) -> None:
