@@ -38,6 +38,8 @@ class Handlers:
         self.registry = registry
         self.tts = tts
         self._spoken: dict[str, str] = {}  # session -> last utterance turned into audio
+        self._choices: dict[str, list[str]] = {}  # session -> work items in the dropdown
+        self._gallery_at: dict[str, tuple[int, int]] = {}  # session -> memory shown
 
     def app(self, request: gr.Request) -> AppSession:
         return self.registry.get(_sid(request))
@@ -49,6 +51,8 @@ class Handlers:
 
     def closed(self, request: gr.Request) -> None:
         self._spoken.pop(_sid(request), None)
+        self._choices.pop(_sid(request), None)
+        self._gallery_at.pop(_sid(request), None)
         self.registry.close(_sid(request))
 
     # -- input -----------------------------------------------------------------------------
@@ -90,7 +94,8 @@ class Handlers:
         return ""
 
     def refresh(self, request: gr.Request) -> Refresh:
-        """Chat, timeline strip, work panel, item choices, latest cited answer, reply audio."""
+        """Chat, timeline strip, work panel, item choices, latest cited answer, reply audio,
+        and the key-frame gallery when the memory changed."""
         app = self.app(request)
         entries = app.entries()
         now = app.now()
@@ -98,10 +103,26 @@ class Handlers:
         answer = app.answers[-1] if app.answers else None
         cited = (moments_html(answer.citations, f"“{answer.question}” — cited moments:")
                  if answer else moments_html([], "Answers cite moments here."))
-        choices = [r.item_id for r in rows]
         return (chat_messages(entries, now, app.options.words_per_second),
                 timeline_html(entries), work_html(rows),
-                gr.update(choices=choices), cited, self._reply_audio(app, entries))
+                self._item_choices(app.session_id, [r.item_id for r in rows]), cited,
+                self._reply_audio(app, entries), self._live_gallery(app, request))
+
+    def _live_gallery(self, app: AppSession, request: gr.Request) -> Any:
+        # The camera's chunks reach the memory as it commits them: show new key frames.
+        key = (id(app.memory), app.memory.version)
+        if self._gallery_at.get(app.session_id, key) == key:
+            self._gallery_at[app.session_id] = key
+            return gr.skip()
+        self._gallery_at[app.session_id] = key
+        return self.gallery(request)
+
+    def _item_choices(self, sid: str, choices: list[str]) -> Any:
+        # Only when the items change: re-sending them would close an open dropdown.
+        if self._choices.get(sid) == choices:
+            return gr.skip()
+        self._choices[sid] = choices
+        return gr.update(choices=choices, value=choices[0] if choices else None)
 
     def _reply_audio(self, app: AppSession, entries) -> Any:
         if not self.tts:

@@ -89,7 +89,8 @@ def input_panel() -> InputPanel:
         sample = gr.Button("Use the sample lecture", elem_id="venus-sample")
     with gr.Tab("Live camera"):
         camera = gr.Image(sources=["webcam"], streaming=True, type="numpy",
-                          label="Camera (one frame a second goes to the assistant)")
+                          label="Camera (one frame a second goes to the assistant)",
+                          elem_id="venus-camera")
     microphone = gr.Audio(sources=["microphone"], streaming=True, type="numpy",
                           label="Microphone: speak to ask or to interrupt")
     player = gr.Video(label="Video", interactive=False, elem_id="venus-player")
@@ -172,7 +173,8 @@ def _wire(demo: gr.Blocks, h: Handlers, inputs: InputPanel, talk: ConversationPa
     for event in (talk.send.click, talk.message.submit):
         event(h.send, talk.message, talk.message, concurrency_limit=None, show_progress="hidden")
     timer.tick(h.refresh, None, [talk.chat, strip, work.table, work.item, memory.cited,
-                                 talk.voice], concurrency_limit=None, show_progress="hidden")
+                                 talk.voice, memory.gallery],
+               concurrency_limit=None, show_progress="hidden")
     work.cancel.click(h.cancel, work.item, None, concurrency_limit=None)
     work.retry.click(h.retry, work.item, None, concurrency_limit=None)
     for event in (memory.search.click, memory.query.submit):

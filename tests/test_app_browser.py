@@ -13,7 +13,9 @@ import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        # a synthetic camera and microphone, granted without a prompt
+        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
 INGEST_MS = 180_000
 
 pytestmark = [
@@ -81,7 +83,8 @@ def browser():
 
 
 def _page(browser, url: str):
-    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    context = browser.new_context(viewport={"width": 1400, "height": 1800},
+                                  permissions=["camera", "microphone"])
     page = context.new_page()
     page.goto(url)
     page.wait_for_function("document.querySelector('#venus-status')?.innerText"
@@ -162,3 +165,27 @@ def test_two_tabs_have_separate_memories_and_a_bad_upload_is_refused(server, bro
     assert len(dirs) == len(sessions) >= 2
     ctx_a.close()
     ctx_b.close()
+
+
+def test_cancel_from_the_work_panel_and_stream_the_live_camera(server, browser, tmp_path):
+    context, page = _page(browser, server["url"])
+    _ask(page, "set a timer for 5 minutes")
+    page.wait_for_selector("#venus-work tr[data-state=running]", timeout=60_000)
+    page.wait_for_function("document.querySelector('#venus-item input')?.value.endsWith('/w1')")
+    page.click("#venus-cancel")  # the newest item is selected
+    page.wait_for_selector("#venus-work tr[data-state=cancelled]", timeout=60_000)
+
+    page.get_by_role("tab", name="Live camera").click()
+    page.get_by_text("Click to Access Webcam").click()
+    page.locator("#venus-camera button", has_text="Record").click()
+    registry = server["registry"]
+
+    def camera_chunks() -> int:
+        return max((app.memory.stats()["pending_chunks"] + app.memory.version
+                    for app in list(registry._sessions.values())), default=0)
+
+    page.wait_for_function("document.querySelectorAll('#venus-timeline .venus-cell')"
+                           ".length >= 8", timeout=60_000)
+    assert camera_chunks() >= 2  # webcam seconds reached this tab's video memory
+    page.screenshot(path=str(tmp_path / "app_live_camera.png"), full_page=True)
+    context.close()

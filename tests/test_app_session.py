@@ -109,11 +109,13 @@ def test_handlers_refuse_a_bad_upload_and_clean_up_on_close(tmp_path):
     assert handlers.send("  ", request) == "" and app._runner is None  # blank: nothing starts
     assert handlers.send("set a timer for 30 seconds", request) == ""
     app.join()
-    chat, strip, work, choices, cited, voice = handlers.refresh(request)
+    chat, strip, work, choices, cited, voice, gallery = handlers.refresh(request)
     assert chat[0] == {"role": "user", "content": "set a timer for 30 seconds"}
     assert "set_timer" in work and "venus-cell" in strip
-    assert choices["choices"] == ["tab-9/w1"] and "Answers cite" in cited
-    assert voice == gr.skip()  # tts=False: no audio
+    assert choices["choices"] == ["tab-9/w1"] and choices["value"] == "tab-9/w1"
+    assert "Answers cite" in cited
+    assert handlers.refresh(request)[3] == gr.skip()  # unchanged items: the dropdown is left be
+    assert voice == gr.skip() and gallery == gr.skip()  # no audio (tts=False), no new frames
     directory = app.directory
     handlers.closed(request)
     assert len(registry) == 0 and not directory.exists()
