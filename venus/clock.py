@@ -25,7 +25,8 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-__all__ = ["Clock", "SimulatedClock", "SimulationStalledError", "WallClock", "perf_seconds"]
+__all__ = ["Clock", "SimulatedClock", "SimulationStalledError", "WallClock", "hold_display",
+           "perf_seconds"]
 
 T = TypeVar("T")
 
@@ -148,6 +149,15 @@ def _refuse_inside_a_loop(main: Coroutine[Any, Any, Any]) -> None:
         "a clock's run() was called inside a running event loop (a notebook?); there, use "
         "`await session.arun()` on the wall clock, or `await asyncio.to_thread(session.run)`"
     )
+
+
+def hold_display(seconds: float) -> None:
+    """Block this thread for ``seconds`` of wall time so a person can watch a change.
+
+    For on-screen pacing only (notebook tables); session logic waits on its clock.
+    """
+    if seconds > 0:
+        time.sleep(seconds)
 
 
 def perf_seconds() -> float:

@@ -11,10 +11,10 @@ moves while the session runs. Without ipywidgets it still records rows (``rows``
 from __future__ import annotations
 
 import html
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from venus.clock import hold_display
 from venus.events import (
     ReintegrationDecided,
     ResultDelivered,
@@ -76,7 +76,7 @@ class WorkItemTable:
             if self.pace_s > 0:
                 # A simulated session runs in milliseconds; holding each change lets a
                 # person watch the lifecycle move (only for the on-screen table).
-                time.sleep(self.pace_s)
+                hold_display(self.pace_s)
 
     def _apply(self, event, time: float) -> bool:
         if isinstance(event, WorkItemCreated):
