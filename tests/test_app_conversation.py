@@ -233,3 +233,16 @@ def test_the_loop_never_waits_for_the_browser():
                       options=SessionOptions(pace=False, drain_s=0.0))
     summary = session.run()
     assert summary.chunks == 4 and asyncio.iscoroutinefunction(session.arun)
+
+
+def test_venus_app_flags_are_documented_and_a_bad_frontend_fails_before_serving(capsys):
+    from venus.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["app", "--help"])
+    usage = capsys.readouterr().out
+    for flag in ("--share", "--server-name", "--server-port", "--frontend", "transformers:",
+                 "openai:", "--max-upload-mb"):
+        assert flag in usage
+    assert main(["app", "--frontend", "gpt"]) == 2
+    assert "unknown frontend 'gpt'" in capsys.readouterr().err

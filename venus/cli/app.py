@@ -7,6 +7,7 @@ Only maps flags onto `demos.AppOptions` / `demos.SessionRegistry` and calls
 from __future__ import annotations
 
 import argparse
+import signal
 from pathlib import Path
 
 
@@ -54,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         raise MissingExtraError(f"venus app needs Gradio ({exc}); install the extra: "
                                 f"pip install 'realtime-venus[demo]'") from exc
     registry = SessionRegistry(options)
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill` cleans up like Ctrl-C does
     print(f"venus app: http://{args.server_name}:{args.server_port} "
           f"(frontend: {spec.describe()})", flush=True)
     try:
@@ -62,3 +64,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         registry.close_all()
     return 0
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
