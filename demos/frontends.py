@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from venus.errors import ConfigError
@@ -72,6 +73,9 @@ def parse_frontend(value: str, model: str = "default") -> FrontendSpec:
     kind = kind.strip().lower()
     if kind == "embedded" and not target:
         return FrontendSpec()
+    if kind == "transformers" and target.strip() and not Path(target.strip()).is_dir():
+        raise ConfigError(f"the model directory {target.strip()} does not exist; pass "
+                          f"transformers:/path/to/a/local/model (nothing is downloaded)")
     if kind in ("transformers", "openai") and target.strip():
         return FrontendSpec(kind, target.strip(), model)
     raise ConfigError(f"unknown frontend {value!r}; use 'embedded', "

@@ -173,11 +173,16 @@ def test_text_file_renamed_mp4_is_refused_by_the_decoder(tmp_path):
         check_upload(None, max_mb=10)
 
 
-def test_frontend_flag():
+def test_frontend_flag(tmp_path):
     assert parse_frontend("embedded") == FrontendSpec()
-    spec = parse_frontend("openai:http://gpu:8000/v1", model="qwen")
-    assert (spec.kind, spec.target, spec.model) == ("openai", "http://gpu:8000/v1", "qwen")
-    assert parse_frontend("transformers:/models/x").target == "/models/x"
+    spec = parse_frontend("openai:http://127.0.0.1:9/v1", model="qwen")
+    assert (spec.kind, spec.target, spec.model) == ("openai", "http://127.0.0.1:9/v1", "qwen")
+    remote = spec.factory()(None)  # built without connecting; it speaks at the first chunk
+    assert (remote.name, remote.config.model) == ("openai_compatible", "qwen")
+    remote.close()
+    assert parse_frontend(f"transformers:{tmp_path}").target == str(tmp_path)
+    with pytest.raises(ConfigError, match="does not exist"):
+        parse_frontend(f"transformers:{tmp_path / 'missing'}")
     for bad in ("gpt", "openai:", "transformers"):
         with pytest.raises(ConfigError, match="unknown frontend"):
             parse_frontend(bad)
