@@ -16,11 +16,15 @@ object; no models). Overlap while the assistant speaks is handled in two stages:
    ======================  ================================================  =============
    1 addressed to us       assistant's name or wake phrase                   interruption
    2 quieter               level ``quiet_db`` or more below the user         background
+                           (unless it asks or bids for the floor on topic:   (interruption)
+                           a soft "hang on, ..." onset)
    3 named someone else    a vocative/name of another person, not ours       other-directed
    4 backchannel           lexicon + short, and the speech has ended; or a   backchannel
                            murmur ("mm mm"), or <= 2 words in <= 1.5 s that
                            ask nothing
-   5 asks something        question, second-person request, imperative       interruption
+   5 asks something        question, second-person request, imperative, or   interruption
+                           a floor-taking opener ("wait, ...", "hold on,
+                           ...", "sorry, ...") or "what/how about ..."
    6 off topic, no ask     MiniLM similarity below threshold; or face turned  other-directed
                            away from the camera (omni mode)
    7 two or more words     a loud, on-topic statement ("no, that's wrong")   interruption
@@ -88,7 +92,10 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
     if c.addressed_by_name:
         return OverlapKind.INTERRUPTION
     if f.quiet:
-        return OverlapKind.BACKGROUND
+        # A soft onset ("hang on, ...") can read as quiet: an on-topic bid for the floor
+        # or question is still the user's.
+        asks = c.question or c.request or _takes_floor(c.text)
+        return OverlapKind.INTERRUPTION if asks and c.on_topic is not False else OverlapKind.BACKGROUND
     if c.other_directed:
         return OverlapKind.OTHER_DIRECTED
     short = f.ended and 1 <= f.words <= 2 and f.duration <= 1.5 and not (c.question or c.request)
@@ -96,7 +103,7 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
         return OverlapKind.BACKCHANNEL
     if c.backchannel or _MURMUR.match(c.text.lower()):
         return None  # "yeah..." may be the start of "yeah, but why...": wait for the end
-    if c.question or c.request:
+    if c.question or c.request or _takes_floor(c.text):
         return OverlapKind.INTERRUPTION
     if f.words and (c.on_topic is False or f.face_toward_camera is False):
         return OverlapKind.OTHER_DIRECTED if f.ended or f.words >= 3 else None
@@ -109,7 +116,30 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
     return None
 
 
+# "Wait, ...", "Hold on, ...": the speaker claims the floor (then says what for), and
+# "what about X" asks even when ASR drops the question mark.
+_FLOOR_OPENER = re.compile(
+    r"^\W*(wait|hold on|hang on|stop|sorry|excuse me|actually|one (second|sec)|just a (second|sec))\b"
+    r"\W+\w+|\b(what|how) about\b")
+
+
+def _takes_floor(text: str) -> bool:
+    return bool(_FLOOR_OPENER.search(text.lower()))
+
+
 _LEADING = re.compile(r"^\s*([A-Z][a-z'\-]+)\s*[.,!]\s+\S")
+# A vocative that ASR wrote without punctuation: "Lisa did you feed the cat": a capitalised
+# word, then a word that opens a question or request to that person.
+_LEADING_BARE = re.compile(
+    r"^\s*([A-Z][a-z'\-]+)\s+(did|do|does|can|could|would|will|are|have|has|please|"
+    r"you|you're|we're|we|come|grab|pass|close|turn|bring|get|go|take|let's|don't)\b")
+_NOT_NAMES = frozenset({
+    "what", "when", "where", "which", "who", "whose", "why", "how", "is", "are", "was",
+    "were", "can", "could", "would", "will", "should", "do", "does", "did", "have", "has",
+    "tell", "show", "explain", "describe", "find", "give", "remind", "help", "say", "i",
+    "you", "we", "they", "he", "she", "it", "this", "that", "these", "those", "the", "a",
+    "an", "there", "here", "if", "maybe", "then", "let", "let's", "please",
+})
 _INTERJECTIONS = frozenset({
     "okay", "ok", "yeah", "yes", "no", "so", "well", "wait", "hey", "oh", "um", "uh", "now",
     "right", "sorry", "please", "actually", "alright", "hmm", "thanks", "look", "listen",
@@ -121,9 +151,11 @@ _INTERJECTIONS = frozenset({
 def leading_name(text: str) -> str | None:
     """A capitalised first word set off by punctuation ("Sarah. Close the door.") that is
     not an interjection: a name the speaker calls out (ASR often writes the vocative's
-    comma as a full stop, which the perception's vocative rule does not accept)."""
-    m = _LEADING.match(text)
-    if not m or m.group(1).lower() in _INTERJECTIONS:
+    comma as a full stop, which the perception's vocative rule does not accept), or with
+    no punctuation at all when a question or request to that person follows ("Lisa did
+    you ...", "Tom grab the keys")."""
+    m = _LEADING.match(text) or _LEADING_BARE.match(text)
+    if not m or m.group(1).lower() in _INTERJECTIONS or m.group(1).lower() in _NOT_NAMES:
         return None
     return m.group(1)
 
