@@ -91,19 +91,20 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
     c = f.cues
     if c.addressed_by_name:
         return OverlapKind.INTERRUPTION
+    bid = _takes_floor(c.text)
     if f.quiet:
         # A soft onset ("hang on, ...") can read as quiet: an on-topic bid for the floor
         # or question is still the user's.
-        asks = c.question or c.request or _takes_floor(c.text)
+        asks = c.question or c.request or bid
         return OverlapKind.INTERRUPTION if asks and c.on_topic is not False else OverlapKind.BACKGROUND
     if c.other_directed:
         return OverlapKind.OTHER_DIRECTED
-    short = f.ended and 1 <= f.words <= 2 and f.duration <= 1.5 and not (c.question or c.request)
+    short = f.ended and 1 <= f.words <= 2 and f.duration <= 1.5 and not (c.question or c.request or bid)
     if (c.backchannel or _MURMUR.match(c.text.lower())) and (f.ended or f.duration > 1.5) or short:
         return OverlapKind.BACKCHANNEL
     if c.backchannel or _MURMUR.match(c.text.lower()):
         return None  # "yeah..." may be the start of "yeah, but why...": wait for the end
-    if c.question or c.request or _takes_floor(c.text):
+    if c.question or c.request or bid:
         return OverlapKind.INTERRUPTION
     if f.words and (c.on_topic is False or f.face_toward_camera is False):
         return OverlapKind.OTHER_DIRECTED if f.ended or f.words >= 3 else None

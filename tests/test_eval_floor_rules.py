@@ -1,0 +1,34 @@
+"""The overlap rules added for the duplex evaluation (floor bids, bare vocatives)."""
+
+from __future__ import annotations
+
+from venus.events import OverlapKind
+from venus.frontend.floor import OverlapFacts, classify_overlap, leading_name
+from venus.perception.types import AddresseeCues
+
+
+def _facts(text: str, *, quiet: bool = False, on_topic: bool | None = None) -> OverlapFacts:
+    return OverlapFacts(AddresseeCues(text=text, on_topic=on_topic), quiet, True, 1.5,
+                        len(text.split()))
+
+
+def test_a_bid_for_the_floor_is_an_interruption_even_off_topic():
+    for text in ("Hang on, welcome.", "Wait, wait.", "Hold on, where does it come from",
+                 "and what about the bees"):
+        assert classify_overlap(_facts(text, on_topic=False)) is OverlapKind.INTERRUPTION, text
+
+
+def test_quiet_speech_is_background_unless_it_bids_for_the_floor_on_topic():
+    assert classify_overlap(_facts("The match ended two all.", quiet=True)) is OverlapKind.BACKGROUND
+    assert classify_overlap(_facts("Hang on, what about roots", quiet=True)) is OverlapKind.INTERRUPTION
+    # a TV's "wait, ..." about something else stays background
+    assert classify_overlap(_facts("Wait, there's more on the news", quiet=True, on_topic=False)) \
+        is OverlapKind.BACKGROUND
+
+
+def test_bare_vocatives_name_someone_else_but_questions_do_not():
+    assert leading_name("Lisa did you feed the cat?") == "Lisa"
+    assert leading_name("Tom grab my keys") == "Tom"
+    assert leading_name("Sarah. Close the door.") == "Sarah"
+    for text in ("Did you feed the cat?", "Leaves make sugar", "What do you mean", "Wait did you"):
+        assert leading_name(text) is None, text
