@@ -194,3 +194,35 @@ def test_close_joins_the_worker_and_reset_drops_queued_jobs():
     asr.release.set()
     perception.close()
     assert not thread.is_alive()
+
+
+class AxisEmbedder:
+    """A `TextEmbedder` on two axes ("context" texts, "other" texts, anything else in
+    between) that records which thread called it."""
+
+    dim = 2
+
+    def __init__(self) -> None:
+        self.threads: list[str] = []
+
+    def embed(self, texts):
+        self.threads.append(threading.current_thread().name)
+        rows = [[1.0, 0.0] if "context" in t else [0.0, 1.0] if "other" in t else [0.6, 0.8]
+                for t in texts]
+        return np.array(rows, np.float32)
+
+
+def test_the_topic_cue_is_measured_on_the_worker_with_the_context_at_submission():
+    embedder = AxisEmbedder()
+    perception = UserPerception(PerceptionConfig(partials=False), detector=_detector(),
+                                transcriber=GatedTranscriber(blocked=False), embedder=embedder,
+                                faces=False)
+    try:
+        perception.set_context("the context words")
+        _, k = _offset_chunk(perception)  # the final job is submitted with that context
+        perception.set_context("some other talk")  # changed before the words are due
+        frame = perception.feed(list(_chunks())[k + 1])
+        assert frame.final_words and frame.cues.topic_similarity == pytest.approx(0.6)
+        assert embedder.threads and set(embedder.threads) == {"venus-asr"}
+    finally:
+        perception.close()

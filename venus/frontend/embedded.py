@@ -67,7 +67,13 @@ from venus.frontend.floor import (
     leading_name,
 )
 from venus.frontend.intents import Intent, detect_intent
-from venus.perception import PerceptionConfig, PerceptionFrame, UserPerception, lexical_cues
+from venus.perception import (
+    AddresseeCues,
+    PerceptionConfig,
+    PerceptionFrame,
+    UserPerception,
+    lexical_cues,
+)
 from venus.speech import AudioSpeechOutput, EchoCanceller, EchoOptions
 
 __all__ = ["EmbeddedFrontend", "EmbeddedOptions", "resume_text"]
@@ -238,7 +244,7 @@ class EmbeddedFrontend:
             self._ignore_turn = False
             self._background = self._background or quiet
             return floor, None, []
-        return self._answer_turn(turn, start or now, view, floor, now, quiet)
+        return self._answer_turn(turn, start or now, view, floor, now, quiet, frame.cues)
 
     def _classify(self, frame: PerceptionFrame, perceived: list[Event],
                   now: float) -> FloorAction | None:
@@ -247,6 +253,11 @@ class EmbeddedFrontend:
         self._episode_words = tuple(self._episode_final) + frame.partial_words
         ongoing = frame.speaking or frame.transcribing
         ended = ep.ended_at is not None and not ongoing
+        if ep.ended_at is not None and not frame.speaking and frame.transcribing \
+                and not (ep.quiet or frame.prosody.quieter):
+            # The overlap is over and its final words are due next chunk: wait for them
+            # (the output stays paused) rather than judge it by a partial of a clipped end.
+            return None
         duration = (ep.ended_at if ended else now) - ep.onset
         cues = self._episode_cues_for(frame, duration)
         facts = OverlapFacts(cues, ep.quiet or frame.prosody.quieter, ended, duration,
@@ -284,7 +295,8 @@ class EmbeddedFrontend:
         return cues
 
     def _answer_turn(self, turn: list[Word], start: float, view: SessionView,
-                     floor: FloorAction | None, now: float, quiet: bool = False
+                     floor: FloorAction | None, now: float, quiet: bool = False,
+                     heard: AddresseeCues | None = None
                      ) -> tuple[FloorAction | None, str | None, list[DelegationRequest]]:
         text = " ".join(w.text.strip() for w in turn).strip()
         forced, self._after_interrupt = self._after_interrupt, False
@@ -292,6 +304,10 @@ class EmbeddedFrontend:
             cues = lexical_cues(text, turn[-1].end - start, self.perception.config)
             name = None if cues.other_name or cues.addressed_by_name else leading_name(text)
             cues = replace(cues, other_name=name) if name else cues
+            if heard is not None and heard.text and heard.topic_similarity is not None:
+                # the topical relation perception measured (on its ASR worker) on the words
+                cues = replace(cues, topic_similarity=heard.topic_similarity,
+                               on_topic=heard.on_topic)
             facts = OverlapFacts(cues, quiet, True, turn[-1].end - start, len(turn))
             if not is_for_assistant(facts, self.options.floor):
                 self._background = quiet

@@ -126,14 +126,17 @@ class TopicRelation:
     """Cosine similarity between an utterance and the conversation context (MiniLM).
 
     The context is what the conversation is about (the assistant's recent words, the
-    question being answered); set it with `set_context`. Embeddings of the context are
-    cached; the last utterance embedding is cached too (partials repeat).
+    question being answered); set it with `set_context` (cheap: it is embedded on first
+    use). `similarity` may run on perception's ASR worker thread while the owner sets a
+    new context: it takes the ``context`` snapshot the job was submitted with, and the
+    caches are replaced whole, never mutated (the embedder has its own lock).
     """
 
     def __init__(self, embedder: TextEmbedder | None = None) -> None:
         self._embedder = embedder
-        self._context: np.ndarray | None = None
-        self._last: tuple[str, float] | None = None
+        self._texts: tuple[str, ...] = ()
+        self._context: tuple[tuple[str, ...], np.ndarray] | None = None
+        self._last: tuple[tuple[tuple[str, ...], str], float] | None = None
 
     @property
     def embedder(self) -> TextEmbedder:
@@ -146,25 +149,30 @@ class TopicRelation:
     def set_context(self, texts: Sequence[str] | str | None) -> None:
         if isinstance(texts, str):
             texts = [texts]
-        texts = [t for t in (texts or []) if t and t.strip()]
-        self._last = None
-        if not texts:
-            self._context = None
-            return
-        vecs = self.embedder.embed(texts)
-        mean = vecs.mean(axis=0)
-        self._context = mean / max(float(np.linalg.norm(mean)), 1e-9)
+        self._texts = tuple(t for t in (texts or []) if t and t.strip())
+
+    @property
+    def context(self) -> tuple[str, ...]:
+        """The context texts now (a snapshot to pass to `similarity` later)."""
+        return self._texts
 
     @property
     def has_context(self) -> bool:
-        return self._context is not None
+        return bool(self._texts)
 
-    def similarity(self, text: str) -> float | None:
-        if self._context is None or not text.strip():
+    def similarity(self, text: str, context: tuple[str, ...] | None = None) -> float | None:
+        """Cosine of ``text`` with ``context`` (default: the context now)."""
+        texts = self._texts if context is None else context
+        if not texts or not text.strip():
             return None
-        if self._last is not None and self._last[0] == text:
-            return self._last[1]
-        vec = self.embedder.embed([text])[0]
-        sim = float(np.dot(vec, self._context))
-        self._last = (text, sim)
+        last = self._last
+        if last is not None and last[0] == (texts, text):
+            return last[1]
+        cached = self._context
+        if cached is None or cached[0] != texts:
+            mean = self.embedder.embed(list(texts)).mean(axis=0)
+            cached = (texts, mean / max(float(np.linalg.norm(mean)), 1e-9))
+            self._context = cached
+        sim = float(np.dot(self.embedder.embed([text])[0], cached[1]))
+        self._last = ((texts, text), sim)
         return sim

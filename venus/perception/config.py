@@ -26,6 +26,9 @@ class PerceptionConfig:
     Transcription:
       ``partials``         re-transcribe the growing region (at most once per chunk) to
                            give partial words while the user speaks.
+      ``min_partial_s``    speech a region needs before partial words are worth asking
+                           for (Whisper on a fraction of a word guesses wrong words that
+                           would mislead the overlap classifier).
       ``asr_pad_s``        audio kept before the onset and after the offset for ASR.
       ``max_region_s``     a region this long is finalised and a new one starts (bounds
                            the cost of re-transcribing a monologue).
@@ -62,6 +65,7 @@ class PerceptionConfig:
     onset_windows: int = 2
     offset_silence_s: float = 0.25
     partials: bool = True
+    min_partial_s: float = 0.8
     asr_pad_s: float = 0.15
     max_region_s: float = 15.0
     deterministic: bool = True

@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -65,7 +66,9 @@ class AsrJob:
     submitted: float
     due: float
     speech_end: float | None = None
+    context: tuple[str, ...] = ()  # the conversation context at submission (topic cue)
     words: tuple[Word, ...] = ()
+    topic_similarity: float | None = None  # of the words with ``context`` (None without)
     error: BaseException | None = None
     queued_at: float = 0.0  # wall clock (perf_seconds) at submission
     started_at: float | None = None
@@ -84,8 +87,10 @@ class AsrJob:
 class AsrWorker:
     """One background thread running transcription jobs in submission order."""
 
-    def __init__(self, transcriber: Transcriber | None = None, name: str = "venus-asr") -> None:
+    def __init__(self, transcriber: Transcriber | None = None, name: str = "venus-asr",
+                 similarity: Callable[[str, tuple[str, ...]], float | None] | None = None) -> None:
         self._transcriber = transcriber
+        self._similarity = similarity
         self._name = name
         self._queue: deque[AsrJob] = deque()
         self._cond = threading.Condition()
@@ -159,6 +164,10 @@ class AsrWorker:
             try:
                 if len(job.audio) >= _MIN_ASR_S * SAMPLE_RATE:
                     job.words = tuple(self.transcriber.transcribe(job.audio, offset=job.start).words)
+                if job.words and job.context and self._similarity is not None:
+                    # The topical cue embeds the words (MiniLM): here, off the decision path.
+                    text = " ".join(w.text.strip() for w in job.words)
+                    job.topic_similarity = self._similarity(text, job.context)
             except BaseException as exc:  # noqa: BLE001 - handed to the owner's thread, not swallowed
                 job.error = exc
             finally:
@@ -170,8 +179,9 @@ class RegionTranscription:
     """The jobs of one perception stream and when their words become visible."""
 
     def __init__(self, transcriber: Transcriber | None = None, *, latency_s: float = 1.0,
-                 deterministic: bool = True, max_pending: int = 4) -> None:
-        self.worker = AsrWorker(transcriber)
+                 deterministic: bool = True, max_pending: int = 4,
+                 similarity: Callable[[str, tuple[str, ...]], float | None] | None = None) -> None:
+        self.worker = AsrWorker(transcriber, similarity=similarity)
         self.latency_s = latency_s
         self.deterministic = deterministic
         self.max_pending = max(1, max_pending)
@@ -189,7 +199,8 @@ class RegionTranscription:
         return any(j.kind == "final" for j in self._jobs)
 
     def submit(self, region: int, kind: Literal["partial", "final"], audio: np.ndarray,
-               start: float, now: float, speech_end: float | None = None) -> AsrJob:
+               start: float, now: float, speech_end: float | None = None,
+               context: tuple[str, ...] = ()) -> AsrJob:
         """Queue a job for ``region`` at media time ``now``; supersedes older partials."""
         self._raise_failure()
         for old in [j for j in self._jobs if j.region == region and j.kind == "partial"]:
@@ -199,7 +210,7 @@ class RegionTranscription:
                 self._jobs.remove(old)
         self._seq += 1
         job = AsrJob(self._seq, region, kind, np.array(audio, np.float32, copy=True), start,
-                     now, now + self.latency_s, speech_end)
+                     now, now + self.latency_s, speech_end, context)
         self._bound()
         self._jobs.append(job)
         self.worker.submit(job)

@@ -57,6 +57,7 @@ class _Utterance:
 
     words: tuple[Word, ...] = ()
     duration: float = 0.0
+    topic_similarity: float | None = None  # measured on the ASR worker
 
 
 class UserPerception:
@@ -82,10 +83,11 @@ class UserPerception:
         self._vad = detector.stream()
         self._tracker = SpeechTracker(self.config)
         c = self.config
+        self._topic = TopicRelation(embedder)
         self._asr = RegionTranscription(transcriber, latency_s=c.asr_latency_s,
                                         deterministic=c.deterministic,
-                                        max_pending=c.max_pending_asr)
-        self._topic = TopicRelation(embedder)
+                                        max_pending=c.max_pending_asr,
+                                        similarity=self._topic.similarity)
         self._faces = face_detector if face_detector is not None or not faces else FaceDetector(
             self.config.face_min_size, self.config.face_max_width)
         self.calibration = LoudnessCalibration(self.config.quieter_margin_db,
@@ -204,7 +206,8 @@ class UserPerception:
         pad = self.config.asr_pad_s
         a_start, audio = self._audio.slice(start - pad, end + (pad if closed else 0.0))
         # Submitted at the chunk's end: that is when the audio exists in a live system.
-        self._asr.submit(self._region_id, "final", audio, a_start, self._audio.end, end)
+        self._asr.submit(self._region_id, "final", audio, a_start, self._audio.end, end,
+                         self._topic.context)
         if self._region_n:
             level = float(10.0 * np.log10(max(self._region_sq / self._region_n, 1e-10)))
             self.calibration.update(level, self._region_n / SAMPLE_RATE)
@@ -212,14 +215,16 @@ class UserPerception:
 
     def request_partial(self) -> None:
         """Submit the open region's audio so far for partial words (at most once per
-        chunk; they become visible like any result). No-op while the user is silent."""
-        if not self._tracker.speaking or self._partial_at == self._audio.end:
+        chunk; they become visible like any result). No-op while the user is silent or
+        the region is younger than ``min_partial_s``."""
+        if (not self._tracker.speaking or self._partial_at == self._audio.end
+                or self._audio.end - self._region_start < self.config.min_partial_s):
             return
         self._partial_at = self._audio.end
         a_start, audio = self._audio.slice(self._region_start - self.config.asr_pad_s,
                                            self._audio.end)
         self._asr.submit(self._region_id, "partial", audio, a_start, self._audio.end,
-                         self._audio.end)
+                         self._audio.end, self._topic.context)
 
     def _visible(self, now: float) -> list[Word]:
         """Apply the transcription results visible at ``now``; the final words among them."""
@@ -236,10 +241,10 @@ class UserPerception:
             finals.extend(job.words)
             if self._shown[0] == job.region:
                 self._shown = (0, ())
-            self._utterance = _Utterance(job.words, end - start)
+            self._utterance = _Utterance(job.words, end - start, job.topic_similarity)
         elif job.words:  # a region too young for words keeps the cues of the one before it
             self._shown = (job.region, job.words)
-            self._utterance = _Utterance(job.words, end - start)
+            self._utterance = _Utterance(job.words, end - start, job.topic_similarity)
 
     def _trim(self) -> None:
         keep = (self._region_start - self.config.asr_pad_s if self._tracker.speaking
@@ -265,7 +270,7 @@ class UserPerception:
         if not text:
             return AddresseeCues()
         cues = lexical_cues(text, u.duration, self.config)
-        sim = self._topic.similarity(text) if self._topic.has_context else None
+        sim = u.topic_similarity  # measured with the words, on the ASR worker
         if sim is None:
             return cues
         return replace(cues, topic_similarity=sim, on_topic=sim >= self.config.topic_threshold)
