@@ -1,0 +1,91 @@
+"""`EmbeddedFrontend` with Whisper off the decision path: the real frontend, perception,
+ASR worker and Silero VAD; the transcriber is a stand-in that blocks until released.
+
+Live mode: a step returns while the worker is stuck, the turn is not answered on half of
+its words, and it is answered at the first step after the words are ready. Deterministic
+mode: the answer comes at the due chunk. The frontend's step time leaves out the wait.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from memory.media import SAMPLE_RATE, VideoChunk
+from memory.models import VOICES, EspeakSynthesizer, SileroSpeechDetector
+from memory.models.base import Transcript, TranscriptSegment, Word
+from venus.frontend.base import SessionView
+from venus.frontend.embedded import EmbeddedFrontend
+from venus.perception import PerceptionConfig, UserPerception
+
+QUESTION = ("What", "do", "leaves", "make", "from", "sunlight?")
+
+
+class GatedQuestion:
+    """A `Transcriber` that hears the question, once the test sets ``release``."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.entered = threading.Event()
+
+    def transcribe(self, audio: np.ndarray, offset: float = 0.0) -> Transcript:
+        self.entered.set()
+        assert self.release.wait(30.0)
+        words = tuple(Word(w, offset + 0.3 * i, offset + 0.3 * (i + 1)) for i, w in enumerate(QUESTION))
+        return Transcript((TranscriptSegment(" ".join(QUESTION), words[0].start, words[-1].end, words),))
+
+
+def _chunks(n: int = 7):
+    speech = EspeakSynthesizer().synthesize(" ".join(QUESTION), voice=VOICES[0]).audio
+    audio = np.concatenate([np.zeros(SAMPLE_RATE, np.float32), speech.astype(np.float32)])
+    audio = np.pad(audio, (0, n * SAMPLE_RATE - len(audio)))
+    return [VideoChunk(i, float(i), float(i + 1), (), audio[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE])
+            for i in range(n)]
+
+
+def _view(i: int) -> SessionView:
+    return SessionView("asr", float(i + 1), i, False, (), (), (), (), ())
+
+
+def _frontend(asr, deterministic: bool) -> EmbeddedFrontend:
+    perception = UserPerception(PerceptionConfig(deterministic=deterministic),
+                                detector=SileroSpeechDetector(), transcriber=asr, faces=False)
+    return EmbeddedFrontend(None, perception=perception, mode="audio")
+
+
+def test_live_steps_never_wait_for_whisper_and_answer_once_the_words_are_in():
+    asr = GatedQuestion()
+    frontend = _frontend(asr, deterministic=False)
+    try:
+        chunks = _chunks()
+        decisions = []
+        for chunk in chunks[:5]:
+            decisions.append(frontend.step(chunk, _view(chunk.index)))
+        assert asr.entered.is_set() and not asr.release.is_set()  # Whisper is stuck
+        assert not any(d.speech for d in decisions)  # no answer on half a turn
+        asr.release.set()
+        frontend.perception.asr.drain()
+        answered = frontend.step(chunks[5], _view(5))
+        assert answered.speech == "I have no video memory to answer that from."
+        assert any(getattr(e, "text", "") == " ".join(QUESTION) for e in answered.perceived)
+        assert sum(frontend.asr_wait_seconds) == 0.0  # live: the step never waited
+    finally:
+        asr.release.set()
+        frontend.close()
+
+
+def test_deterministic_steps_answer_at_the_due_chunk_and_the_wait_is_left_out():
+    asr = GatedQuestion()
+    asr.release.set()
+    frontend = _frontend(asr, deterministic=True)
+    try:
+        decisions = [frontend.step(c, _view(c.index)) for c in _chunks()]
+        offset_chunk = next(i for i, d in enumerate(decisions)
+                            if any(type(e).__name__ == "SpeechDetected" and e.end < i + 1
+                                   for e in d.perceived))
+        answers = [i for i, d in enumerate(decisions) if d.speech]
+        assert answers == [offset_chunk + 1]  # asr_latency_s: one chunk after the speech ended
+        assert len(frontend.step_seconds) == len(frontend.asr_wait_seconds) == len(decisions)
+    finally:
+        frontend.close()
