@@ -20,6 +20,7 @@ _COMMAND_MODULES = (
     "venus.cli.talk",
     "venus.cli.simulate",
     "venus.cli.app",
+    "venus.cli.eval",
 )
 
 

@@ -11,6 +11,8 @@ import importlib
 
 BENCHMARKS = {
     "decode": "venus.bench.decode",
+    "delegation": "venus.bench.delegation",
+    "duplex": "venus.bench.duplex",
     "frontend": "venus.bench.frontend",
     "harness": "venus.bench.harness",
     "memory": "venus.bench.memory",

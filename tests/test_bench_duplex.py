@@ -1,0 +1,73 @@
+"""`venus bench duplex` end to end (n=1 per subset) and the FDB folders it leaves."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from venus.cli import main
+from venus.eval.fdb import OVERLAP_SUBSETS, read_meta, read_wav, sample_dirs
+
+pytestmark = pytest.mark.slow
+
+KEYS = ("n", "interruption_response", "continuation_backchannel", "continuation_other",
+        "continuation_background", "stop_latency_s_p50", "response_latency_s_p50")
+
+
+def test_bench_duplex_writes_fdb_folders_and_the_stable_keys(tmp_path, capsys):
+    root, out = tmp_path / "fdb", tmp_path / "duplex.json"
+    assert main(["bench", "duplex", "--n", "1", "--workers", "1", "--out", str(root),
+                 "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "offline proxy, not the official judge" in printed
+    assert "Realtime-Venus (paper)" in printed and "GPT-4o (paper)" in printed
+    doc = json.loads(out.read_text())
+    assert all(k in doc for k in KEYS) and doc["n"] == 1 and doc["seed"] == 0
+    for subset in OVERLAP_SUBSETS:
+        [folder] = sample_dirs(root, subset)
+        names = {p.name for p in folder.iterdir()}
+        assert {"input.wav", "clean_input.wav", "metadata.json", "output.wav", "clean_output.wav",
+                "output.json", "clean_output.json", "timeline.jsonl"} <= names
+        inp, clean = read_wav(folder / "input.wav"), read_wav(folder / "clean_input.wav")
+        assert len(inp) == len(clean) == len(read_wav(folder / "output.wav")) == len(read_wav(folder / "clean_output.wav"))
+        meta = read_meta(folder)
+        start, end = meta.timestamps
+        a, b = int(start * 16000), int(end * 16000)
+        assert np.abs(inp[a:b] - clean[a:b]).max() > 1e-3  # the overlap is there ...
+        assert np.abs(inp[:a - 160] - clean[:a - 160]).max() < 1e-3  # ... and only there
+        s0, s1 = meta.venus["assistant_speech"]
+        assert s0 <= start < s1  # placed while the assistant speaks
+        transcript = json.loads((folder / "output.json").read_text())
+        assert transcript["source"] == "self" and transcript["text"]
+        assert all(set(c) == {"text", "timestamp"} and c["timestamp"][0] <= c["timestamp"][1]
+                   for c in transcript["chunks"])
+    assert (sample_dirs(root, "user_interruption")[0] / "interrupt.json").exists()
+
+    assert main(["eval", "score", str(root)]) == 0
+    scored = capsys.readouterr().out
+    assert "user_backchannel" in scored and "offline proxy" in scored
+
+
+def test_v1_sets_are_written_run_and_scored(tmp_path, capsys):
+    root = tmp_path / "v1"
+    assert main(["eval", "synth", str(root), "--n", "1",
+                 "--subsets", "pause_handling,smooth_turn_taking"]) == 0
+    for subset, task in (("pause_handling", "pause.json"), ("smooth_turn_taking", "turn_taking.json")):
+        [folder] = sample_dirs(root, subset)
+        [entry] = json.loads((folder / task).read_text())
+        assert len(entry["timestamp"]) == 2
+        if subset == "pause_handling":  # the timestamps are the pause inside the question
+            pause = read_wav(folder / "input.wav")[int(entry["timestamp"][0] * 16000) + 800:
+                                                   int(entry["timestamp"][1] * 16000) - 800]
+            assert np.abs(pause).max() < 1e-3
+    for subset in OVERLAP_SUBSETS:
+        assert not sample_dirs(root, subset)  # only the subsets asked for
+    assert main(["eval", "synth", str(root), "--subsets", "nope"]) == 2  # one clear error
+    [turn] = sample_dirs(root, "smooth_turn_taking")
+    assert main(["eval", "run", str(root)]) == 0
+    assert (turn / "clean_output.wav").read_bytes() == (turn / "output.wav").read_bytes()
+    assert main(["eval", "score", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "pause_handling" in out and "smooth_turn_taking" in out
