@@ -5,8 +5,8 @@ Scripted sessions (`venus.scenario`, real eSpeak voices, real VAD/ASR, the embed
 frontend and the built-in capabilities, in simulated time) mix requests that need the
 harness (summaries of a range, quizzes, searches over the whole session, timers) with
 ones that do not (a quick factual question about what was just shown). Voices and
-phrasings are drawn from ``--seed``. Per request (turns labelled ``request`` need a
-delegation, ``question`` must be answered directly):
+phrasings are drawn from ``--seed`` (``--held-out``: 2027). Per request (turns labelled
+``request`` need a delegation, ``question`` must be answered directly):
 
 * ``missed``: a ``request`` turn after which no work item was created before the next
   turn; ``unnecessary``: a ``question`` turn after which one was;
@@ -80,6 +80,8 @@ VOICES = ("en-us", "en-us+f2", "en-us+f4", "en", "en+m7", "en-gb-x-rp+f3")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scripts", default=",".join(SCRIPTS),
                         help=f"comma-separated scripts ({','.join(SCRIPTS)})")
+    parser.add_argument("--held-out", action="store_true",
+                        help="voices and phrasings from the held-out seed 2027")
 
 
 def script_doc(name: str, rng: random.Random) -> dict[str, Any]:
@@ -181,8 +183,11 @@ def _longest_gap(busy: list[tuple[float, float]], start: float, end: float) -> f
 
 
 def run(args: argparse.Namespace) -> BenchReport:
+    from venus.eval.synth import HELD_OUT_SEED
     from venus.scenario import parse_scenario, run_scenario
 
+    if getattr(args, "held_out", False):
+        args.seed = HELD_OUT_SEED  # so the JSON records the seed really used
     rng = random.Random(args.seed)
     names = [s.strip() for s in args.scripts.split(",") if s.strip()]
     outcomes: list[RequestOutcome] = []
