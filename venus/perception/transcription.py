@@ -40,7 +40,8 @@ from memory.models.base import Transcriber, Word
 from venus.clock import perf_seconds
 from venus.errors import BackendError
 
-__all__ = ["AsrJob", "AsrWorker", "RegionTranscription", "TranscriptionFailed"]
+__all__ = ["AsrJob", "AsrWorker", "RegionTranscription", "TranscriptionFailed",
+           "user_transcriber"]
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +85,18 @@ class AsrJob:
         return self.started_at + self.run_s - self.queued_at
 
 
+def user_transcriber() -> Transcriber:
+    """Whisper for the live user: greedy decoding only.
+
+    Whisper's temperature fallback samples from CTranslate2's random state, so the same
+    audio could come out as different words from one run to the next; a simulated
+    session must replay identically, and a user's short turns rarely need the fallback.
+    """
+    from memory.models import WhisperTranscriber
+
+    return WhisperTranscriber(temperatures=(0.0,))
+
+
 class AsrWorker:
     """One background thread running transcription jobs in submission order."""
 
@@ -101,9 +114,7 @@ class AsrWorker:
     @property
     def transcriber(self) -> Transcriber:
         if self._transcriber is None:
-            from memory.models import WhisperTranscriber
-
-            self._transcriber = WhisperTranscriber()
+            self._transcriber = user_transcriber()
         return self._transcriber
 
     @property

@@ -61,8 +61,8 @@ class ScenarioModels:
 
     @property
     def transcriber(self):
-        from memory.models import WhisperTranscriber
-        return self._get("asr", WhisperTranscriber)
+        from venus.perception.transcription import user_transcriber
+        return self._get("asr", user_transcriber)
 
     @property
     def embedder(self):
