@@ -97,12 +97,14 @@ def test_judge_proxy_labels(tmp_path):
     reply = (8.0, "SpeechQueued", {"utterance_id": "u2", "text": "roots take up water"})
     roots = [TranscriptWord("roots", 8.2, 8.5)]
     path = tmp_path / "t.jsonl"
-    assert judge_proxy(_timeline(path, [queued, stop, reply]), 4.0, answer[:3] + roots, answer) == "RESPOND"
-    assert judge_proxy(_timeline(path, [queued]), 4.0, answer, answer) == "RESUME"
-    assert judge_proxy(_timeline(path, [queued, stop]), 4.0, answer[:3], answer) == "STOP"
-    assert judge_proxy(_timeline(path, [queued, reply]), 4.0, answer + roots, answer) == "OTHER"
+    assert judge_proxy(_timeline(path, [queued, stop, reply]), 4.0, answer[:3] + roots) == "RESPOND"
+    assert judge_proxy(_timeline(path, [queued]), 4.0, answer) == "RESUME"
+    assert judge_proxy(_timeline(path, [queued, stop]), 4.0, answer[:3]) == "STOP"
+    assert judge_proxy(_timeline(path, [queued, reply]), 4.0, answer + roots) == "OTHER"
+    # words it had not queued before the onset are not a continuation
+    assert judge_proxy(_timeline(path, [queued]), 4.0, answer + roots) == "OTHER"
     end = (20.0, "SpeechStopped", {"utterance_id": "u1", "heard_fraction": 1.0, "reason": "session ended"})
-    assert judge_proxy(_timeline(path, [queued, end]), 4.0, answer, answer) == "RESUME"
+    assert judge_proxy(_timeline(path, [queued, end]), 4.0, answer) == "RESUME"
 
 
 def test_seeded_draws_are_stable_and_seeds_differ():

@@ -32,3 +32,15 @@ def test_bare_vocatives_name_someone_else_but_questions_do_not():
     assert leading_name("Sarah. Close the door.") == "Sarah"
     for text in ("Did you feed the cat?", "Leaves make sugar", "What do you mean", "Wait did you"):
         assert leading_name(text) is None, text
+
+
+def test_an_off_topic_command_is_for_someone_else_but_a_question_is_not():
+    cmd = OverlapFacts(AddresseeCues(text="Please turn the oven off.", request=True, on_topic=False),
+                       False, True, 1.5, 5)
+    assert classify_overlap(cmd) is OverlapKind.OTHER_DIRECTED
+    ask = OverlapFacts(AddresseeCues(text="Can you turn it off?", request=True, question=True,
+                                     on_topic=False), False, True, 1.5, 5)
+    assert classify_overlap(ask) is OverlapKind.INTERRUPTION
+    on_topic = OverlapFacts(AddresseeCues(text="Explain the roots.", request=True, on_topic=True),
+                            False, True, 1.5, 3)
+    assert classify_overlap(on_topic) is OverlapKind.INTERRUPTION

@@ -7,8 +7,8 @@ system itself recorded, so the figures are an **offline proxy, not the official 
 * ``RESPOND``: after the overlap onset the output was stopped (a ``SpeechStopped`` that
   is not the end of the session) and a new utterance was queued and played after it:
   the assistant yielded and answered the overlap;
-* ``RESUME``: nothing was stopped, and every word spoken after the onset belongs to the
-  answer it gave to the clean input (``clean_output.json``): it carried on;
+* ``RESUME``: nothing was stopped or newly queued, and every word spoken after the onset
+  belongs to what it had already queued before the onset: it carried on;
 * ``STOP``: stopped and said nothing new; ``OTHER``: anything else (e.g. it kept going
   but also replied to the overlap).
 
@@ -22,6 +22,7 @@ from VAD (`venus.eval.timing`).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,25 +71,30 @@ def turn_over(words: list[TranscriptWord], after: float, before: float | None = 
     return took, (round(max(0.0, ws[0].start - after), 3) if took else None)
 
 
-def judge_proxy(timeline_path: Path, onset: float, words: list[TranscriptWord],
-                clean_words: list[TranscriptWord]) -> str:
+def judge_proxy(timeline_path: Path, onset: float, words: list[TranscriptWord]) -> str:
     """RESPOND / RESUME / STOP / OTHER from the decision log and the output text."""
-    stopped, queued = False, False
+    stopped, queued, said_before = False, False, set()
     for line in timeline_path.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
-        if entry["time"] < onset:
-            continue
         kind, ev = entry["type"], entry["event"]
+        if entry["time"] < onset:
+            if kind == "SpeechQueued":
+                said_before.update(_norm(ev["text"]).split())
+            continue
         if kind == "SpeechStopped" and ev.get("reason") != "session ended":
             stopped = True
         elif kind == "SpeechQueued":
             queued = True
-    later = [w.text.lower() for w in words if w.start >= onset]
-    known = {w.text.lower() for w in clean_words}
-    same_answer = all(t in known for t in later)
+    later = [_norm(w.text) for w in words if w.start >= onset]
     if stopped:
         return "RESPOND" if queued and later else "STOP"
+    # carried on: every word after the onset belongs to what it was already saying
+    same_answer = all(t in said_before for t in later if t)
     return "RESUME" if same_answer and not queued else "OTHER"
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^\w\s:']", " ", text.lower())
 
 
 def score_folder(folder: Path, subset: str) -> SampleScore:
@@ -96,8 +102,7 @@ def score_folder(folder: Path, subset: str) -> SampleScore:
     words = read_transcript(folder / "output.json")
     onset, end = meta.timestamps
     if subset in OVERLAP_SUBSETS:
-        clean = read_transcript(folder / "clean_output.json") if (folder / "clean_output.json").exists() else []
-        label = judge_proxy(folder / "timeline.jsonl", onset, words, clean)
+        label = judge_proxy(folder / "timeline.jsonl", onset, words)
         t = overlap_timing(vad_regions(read_wav(folder / "input.wav"), USER_GAP_S),
                            vad_regions(read_wav(folder / "output.wav"), MODEL_GAP_S), onset, end)
         took, lat = turn_over(words, t.overlap[1])

@@ -22,6 +22,7 @@ object; no models). Overlap while the assistant speaks is handled in two stages:
    4 backchannel           lexicon + short, and the speech has ended; or a   backchannel
                            murmur ("mm mm"), or <= 2 words in <= 1.5 s that
                            ask nothing
+   5 off-topic command     a request/imperative, no question, off topic      other-directed
    5 asks something        question, second-person request, imperative, or   interruption
                            a floor-taking opener ("wait, ...", "hold on,
                            ...", "sorry, ...") or "what/how about ..."
@@ -104,6 +105,10 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
         return OverlapKind.BACKCHANNEL
     if c.backchannel or _MURMUR.match(c.text.lower()):
         return None  # "yeah..." may be the start of "yeah, but why...": wait for the end
+    if c.request and not (c.question or bid) and c.on_topic is False:
+        # "Please turn the oven off" over our answer about leaves: an off-topic command
+        # while we talk is for someone in the room (a question or a bid still interrupts)
+        return OverlapKind.OTHER_DIRECTED
     if c.question or c.request or bid:
         return OverlapKind.INTERRUPTION
     if f.words and (c.on_topic is False or f.face_toward_camera is False):
