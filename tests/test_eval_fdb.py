@@ -103,6 +103,11 @@ def test_judge_proxy_labels(tmp_path):
     assert judge_proxy(_timeline(path, [queued, reply]), 4.0, answer + roots) == "OTHER"
     # words it had not queued before the onset are not a continuation
     assert judge_proxy(_timeline(path, [queued]), 4.0, answer + roots) == "OTHER"
+    # punctuation as the output speaks it ("At 0:00, Leaves ...") still matches
+    said = (3.0, "SpeechQueued", {"utterance_id": "u1", "text": "At 0:00, Leaves make sugar."})
+    spoken = [TranscriptWord("0:00,", 4.1, 4.3), TranscriptWord("Leaves", 4.4, 4.6),
+              TranscriptWord("sugar.", 5.0, 5.3)]
+    assert judge_proxy(_timeline(path, [said]), 4.0, spoken) == "RESUME"
     end = (20.0, "SpeechStopped", {"utterance_id": "u1", "heard_fraction": 1.0, "reason": "session ended"})
     assert judge_proxy(_timeline(path, [queued, end]), 4.0, answer) == "RESUME"
 

@@ -85,11 +85,11 @@ def judge_proxy(timeline_path: Path, onset: float, words: list[TranscriptWord]) 
             stopped = True
         elif kind == "SpeechQueued":
             queued = True
-    later = [_norm(w.text) for w in words if w.start >= onset]
+    later = [t for w in words if w.start >= onset for t in _norm(w.text).split()]
     if stopped:
         return "RESPOND" if queued and later else "STOP"
     # carried on: every word after the onset belongs to what it was already saying
-    same_answer = all(t in said_before for t in later if t)
+    same_answer = all(t in said_before for t in later)
     return "RESUME" if same_answer and not queued else "OTHER"
 
 
