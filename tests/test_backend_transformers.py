@@ -1,10 +1,10 @@
 """TransformersBackend on tiny random-weight models of each supported family.
 
-Each test builds a model from its config (1 layer, hidden size 32), a word-level
-tokenizer trained here on a few sentences with the special tokens the family needs and
-a chat template in the family's style, saves both with save_pretrained to tmp_path,
-then loads them through the real loading code (local path only) and runs real steps:
-one second with a frame and words -> a control decision, and a short generation.
+Each model is built from its config by `venus.notebook.build_tiny_model` (1 layer, hidden
+size 32, a word-level tokenizer with the family's special tokens and chat template),
+saved with save_pretrained to tmp_path, then loaded through the real loading code (local
+path only) and runs real steps: one second with a frame and words -> a control decision,
+and a short generation.
 Nothing is downloaded.
 """
 
@@ -16,8 +16,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-import transformers
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from venus.backends import BackendDecision, ChunkInput
 from venus.backends.hf_loading import detect_family, load_model
@@ -25,128 +23,19 @@ from venus.backends.hf_vision import mrope_positions
 from venus.backends.transformers_model import TransformersBackend, TransformersConfig
 from venus.errors import ConfigError
 from venus.events import ControlToken
+from venus.notebook import TINY_FAMILIES, build_tiny_model
 
 pytestmark = pytest.mark.slow
 
-CORPUS = [
-    "what is on the slide", "the slide shows a red square", "can you explain this please",
-    "hello there how are you", "the lecture is about photosynthesis", "yes I see",
-    "user silence your own voice is playing note", "you are a live assistant that sees",
-    "listen silently speak now end of turn", "answer every second with one control token",
-]
-HIDDEN = 32
-
-# The families' templates, reduced: ChatML with the family's image markup.
-CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n"
-          "{% if m['content'] is string %}{{ m['content'] }}{% else %}"
-          "{% for p in m['content'] %}{% if p['type'] == 'image' %}IMAGE_MARKUP"
-          "{% elif p['type'] == 'audio' %}<|audio_bos|><|AUDIO|><|audio_eos|>"
-          "{% elif p['type'] == 'text' %}{{ p['text'] }}{% endif %}{% endfor %}{% endif %}"
-          "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
-SMOLVLM_TEMPLATE = (  # the shape of SmolVLM's own template: "User:<image>text<end_of_utterance>"
-    "<|im_start|>{% for m in messages %}{{ m['role'] | capitalize }}"
-    "{% if m['content'][0]['type'] == 'image' %}:{% else %}: {% endif %}"
-    "{% for p in m['content'] %}{% if p['type'] == 'text' %}{{ p['text'] }}"
-    "{% elif p['type'] == 'image' %}<image>{% endif %}{% endfor %}<end_of_utterance>\n"
-    "{% endfor %}{% if add_generation_prompt %}Assistant:{% endif %}")
-
-
-def make_tokenizer(specials: list[str], template: str):
-    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Sequence(
-        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation()])
-    tok.train_from_iterator(CORPUS, trainers.WordLevelTrainer(special_tokens=["<unk>", *specials]))
-    tok.decoder = decoders.WordPiece()
-    fast = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tok, unk_token="<unk>", pad_token="<unk>", eos_token=specials[1],
-        additional_special_tokens=list(specials))
-    fast.chat_template = template
-    return fast
-
-
-def _text_config(vocab: int, **extra) -> dict:
-    return dict(vocab_size=vocab, hidden_size=HIDDEN, intermediate_size=64, num_hidden_layers=1,
-                num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
-                bos_token_id=2, eos_token_id=2, **extra)
-
-
-MROPE = {"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
-                             "mrope_section": [1, 1, 2]}}
-QWEN_VISION = {"depth": 1, "hidden_size": HIDDEN, "intermediate_size": 64, "num_heads": 4,
-                   "out_hidden_size": HIDDEN, "patch_size": 14, "spatial_merge_size": 2,
-                   "temporal_patch_size": 2, "window_size": 56, "fullatt_block_indexes": [0]}
-
-
-def build_qwen2_5_vl(path: Path) -> None:
-    specials = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|vision_start|>",
-                "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
-    tok = make_tokenizer(specials, CHATML.replace(
-        "IMAGE_MARKUP", "<|vision_start|><|image_pad|><|vision_end|>"))
-    ids = tok.convert_tokens_to_ids
-    config = transformers.Qwen2_5_VLConfig(
-        text_config=_text_config(len(tok), **MROPE), vision_config=QWEN_VISION,
-        image_token_id=ids("<|image_pad|>"), video_token_id=ids("<|video_pad|>"),
-        vision_start_token_id=ids("<|vision_start|>"), vision_end_token_id=ids("<|vision_end|>"))
-    _save(transformers.Qwen2_5_VLForConditionalGeneration(config), tok, path)
-
-
-def build_qwen2_5_omni_thinker(path: Path) -> None:
-    specials = ["<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|vision_bos|>",
-                "<|vision_eos|>", "<|IMAGE|>", "<|VIDEO|>", "<|AUDIO|>", "<|audio_bos|>",
-                "<|audio_eos|>"]
-    tok = make_tokenizer(specials, CHATML.replace(
-        "IMAGE_MARKUP", "<|vision_bos|><|IMAGE|><|vision_eos|>"))
-    ids = tok.convert_tokens_to_ids
-    config = transformers.Qwen2_5OmniThinkerConfig(
-        audio_config={"num_mel_bins": 16, "encoder_layers": 1, "encoder_attention_heads": 2,
-                          "encoder_ffn_dim": 32, "d_model": 16, "output_dim": HIDDEN,
-                          "max_source_positions": 64, "n_window": 8},
-        vision_config=QWEN_VISION, text_config=_text_config(len(tok), **MROPE),
-        image_token_index=ids("<|IMAGE|>"), video_token_index=ids("<|VIDEO|>"),
-        audio_token_index=ids("<|AUDIO|>"), audio_start_token_id=ids("<|audio_bos|>"),
-        audio_end_token_id=ids("<|audio_eos|>"), vision_start_token_id=ids("<|vision_bos|>"),
-        vision_end_token_id=ids("<|vision_eos|>"))
-    _save(transformers.Qwen2_5OmniThinkerForConditionalGeneration(config), tok, path)
-
-
-def build_smolvlm(path: Path) -> None:
-    specials = ["<|im_start|>", "<end_of_utterance>", "<|endoftext|>", "<image>",
-                "<fake_token_around_image>", "<global-img>"]
-    tok = make_tokenizer(specials, SMOLVLM_TEMPLATE)
-    config = transformers.SmolVLMConfig(
-        vision_config={"hidden_size": HIDDEN, "intermediate_size": 64, "num_hidden_layers": 1,
-                           "num_attention_heads": 4, "image_size": 32, "patch_size": 8},
-        text_config=dict(model_type="llama", **_text_config(len(tok))),
-        image_token_id=tok.convert_tokens_to_ids("<image>"), scale_factor=2)
-    _save(transformers.SmolVLMForConditionalGeneration(config), tok, path)
-
-
-def build_text_chat(path: Path) -> None:
-    tok = make_tokenizer(["<|im_start|>", "<|im_end|>", "<|endoftext|>"],
-                         CHATML.replace("IMAGE_MARKUP", ""))
-    config = transformers.Qwen2Config(**_text_config(len(tok)))
-    _save(transformers.Qwen2ForCausalLM(config), tok, path)
-
-
-def _save(model, tok, path: Path) -> None:
-    torch.manual_seed(0)
-    model.eval()
-    model.save_pretrained(path)
-    tok.save_pretrained(path)
-
-
-BUILDERS = {"omni": build_qwen2_5_omni_thinker, "qwen_vl": build_qwen2_5_vl,
-            "smolvlm": build_smolvlm, "text": build_text_chat}
+BUILDERS = TINY_FAMILIES  # every family gets the same tests
 
 
 @pytest.fixture(scope="module")
 def model_dirs(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("tiny-models")
     out = {}
-    for family, build in BUILDERS.items():
-        torch.manual_seed(0)
-        build(root / family)
-        out[family] = root / family
+    for family in TINY_FAMILIES:
+        out[family] = build_tiny_model(root / family, family)
     return out
 
 
