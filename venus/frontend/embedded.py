@@ -324,10 +324,10 @@ class EmbeddedFrontend:
             request = DelegationRequest.new(intent.capability, intent.arguments)
             return floor, intent.ack, [request]
         if intent.kind == "cancel":
-            if not view.work:
+            target = _newest_open_item(view)
+            if target is None:
                 return floor, None, []
-            newest = max(view.work, key=lambda w: w.requested_at)
-            return floor, intent.ack, [DelegationRequest.cancel(newest.item_id)]
+            return floor, intent.ack, [DelegationRequest.cancel(target)]
         if intent.kind == "repeat" and self._last_cut:
             said, self._last_cut = self._last_cut, ""
             return FloorAction.REVISE_RESPONSE, said, []
@@ -378,3 +378,11 @@ def resume_text(text: str, heard_text: str) -> str:
         if words[i].endswith((".", "!", "?")):
             start = i + 1
     return " ".join(words[start:])
+
+
+def _newest_open_item(view: SessionView) -> str | None:
+    """The item a "never mind" refers to: the newest one still running, else the newest
+    result that is finished but not yet spoken (cancelling it keeps it from being said)."""
+    if view.work:
+        return max(view.work, key=lambda w: w.requested_at).item_id
+    return view.results[-1].item_id if view.results else None
