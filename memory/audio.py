@@ -1,10 +1,13 @@
-"""Audio helpers: resampling (through PyAV's libswresample) and loudness."""
+"""Audio helpers: resampling (through PyAV's libswresample), loudness, WAV output."""
 
 from __future__ import annotations
 
+import wave
+from pathlib import Path
+
 import numpy as np
 
-__all__ = ["resample", "rms_db"]
+__all__ = ["resample", "rms_db", "write_wav"]
 
 
 def resample(samples: np.ndarray, rate_in: int, rate_out: int = 16_000) -> np.ndarray:
@@ -32,3 +35,15 @@ def rms_db(samples: np.ndarray) -> float:
         return -100.0
     rms = float(np.sqrt(np.mean(np.square(samples, dtype=np.float64))))
     return 20.0 * np.log10(rms) if rms > 1e-5 else -100.0
+
+
+def write_wav(path: str | Path, audio: np.ndarray, sample_rate: int = 16_000) -> Path:
+    """Write mono float audio in [-1, 1] as 16-bit PCM WAV (clipped, not rescaled)."""
+    path = Path(path)
+    pcm = (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2")
+    with wave.open(str(path), "wb") as fh:
+        fh.setnchannels(1)
+        fh.setsampwidth(2)
+        fh.setframerate(sample_rate)
+        fh.writeframes(pcm.tobytes())
+    return path

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from memory.audio import write_wav
 from memory.media import SAMPLE_RATE
 from venus.errors import ConfigError
 
@@ -106,17 +107,6 @@ def read_transcript(path: Path) -> list[TranscriptWord]:
 def sample_dirs(root: Path, subset: str) -> list[Path]:
     where = Path(root) / subset
     return sorted(p for p in where.iterdir() if (p / "metadata.json").is_file()) if where.is_dir() else []
-
-
-def write_wav(path: Path, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> Path:
-    """Mono float audio as 16-bit PCM WAV (FDB's input format)."""
-    pcm = (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2")
-    with wave.open(str(path), "wb") as fh:
-        fh.setnchannels(1)
-        fh.setsampwidth(2)
-        fh.setframerate(sample_rate)
-        fh.writeframes(pcm.tobytes())
-    return path
 
 
 def read_wav(path: Path) -> np.ndarray:

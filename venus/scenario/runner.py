@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import shutil
 import tempfile
-import wave
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -22,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from memory.audio import write_wav
 from memory.media import SAMPLE_RATE
 from venus.capabilities import builtin_capabilities
 from venus.clock import Clock, SimulatedClock
@@ -184,15 +184,3 @@ def _memory(scenario: Scenario, out: Path | None):
     if out is not None and where.is_dir():
         shutil.rmtree(where)  # our own output of an earlier run: start afresh
     return VideoMemory.create(where)
-
-
-def write_wav(path: str | Path, audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> Path:
-    """Write mono float audio as 16-bit PCM WAV."""
-    path = Path(path)
-    pcm = (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2")
-    with wave.open(str(path), "wb") as fh:
-        fh.setnchannels(1)
-        fh.setsampwidth(2)
-        fh.setframerate(sample_rate)
-        fh.writeframes(pcm.tobytes())
-    return path
