@@ -63,7 +63,7 @@ def _pooling_mode(model_dir: Path) -> str:
 
 
 @contextmanager
-def _no_progress_bar() -> Iterator[None]:
+def no_progress_bar() -> Iterator[None]:
     """Hide transformers' "Loading weights" bar: a library call should not draw on stderr."""
     from transformers.utils import logging as hf_logging
 
@@ -88,7 +88,7 @@ class _LoadedEncoder:
         from transformers import AutoModel, AutoTokenizer
 
         try:
-            with _no_progress_bar():
+            with no_progress_bar():
                 self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir),
                                                                local_files_only=True)
                 self.model = AutoModel.from_pretrained(str(model_dir), local_files_only=True)

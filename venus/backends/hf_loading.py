@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memory.models.embedder import no_progress_bar
 from venus.backends.base import CONTROL_TOKENS, BackendError
 from venus.errors import ConfigError
 
@@ -113,20 +112,6 @@ def _torch_dtype(dtype: str, device: str) -> Any:
     return getattr(torch, dtype)
 
 
-@contextmanager
-def _no_progress_bar() -> Iterator[None]:
-    """Hide transformers' "Loading weights" bar: a library call does not draw on stderr."""
-    from transformers.utils import logging as hf_logging
-
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()
-
-
 def load_model(path: str | Path, device: str = "cpu", dtype: str = "auto") -> LoadedModel:
     """Load weights and tokenizer from ``path`` (never the Hub) and add the control tokens."""
     config = read_model_config(path)
@@ -138,7 +123,7 @@ def load_model(path: str | Path, device: str = "cpu", dtype: str = "auto") -> Lo
 
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(directory), local_files_only=True)
-        with _no_progress_bar():
+        with no_progress_bar():
             model = cls.from_pretrained(str(directory), local_files_only=True, dtype=torch_dtype)
     except (OSError, ValueError, KeyError) as exc:
         raise ConfigError(
