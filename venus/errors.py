@@ -11,13 +11,18 @@ User-facing problems (bad arguments, bad scenario files, a missing model) are
     │   └── CapabilityDefinitionError  a capability cannot be registered as written
     ├── TimelineFormatError  a timeline JSONL file cannot be read back
     ├── BackendError       a model backend (local model, OpenAI-compatible server) failed
+    │   ├── BackendUnavailable  the server cannot be reached or dropped the connection
+    │   ├── BackendTimeout      the server did not answer in time
+    │   └── BackendOutputError  the server answered, but not with a completion (an empty
+    │                           or broken stream, an error event, malformed JSON)
     └── CapabilityFailure  raised by a capability: the tool failed (recorded, not raised)
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "BackendError", "CapabilityDefinitionError", "CapabilityFailure", "ConfigError", "TimelineFormatError",
+    "BackendError", "BackendOutputError", "BackendTimeout", "BackendUnavailable",
+    "CapabilityDefinitionError", "CapabilityFailure", "ConfigError", "TimelineFormatError",
     "VenusError",
 ]
 
@@ -55,3 +60,16 @@ class BackendError(VenusError):
 
     The message is one sentence naming the server or model and what to do.
     """
+
+
+class BackendUnavailable(BackendError):
+    """The model server cannot be reached (refused, reset, closed mid-answer)."""
+
+
+class BackendTimeout(BackendError):
+    """The model server did not answer within the backend's timeout."""
+
+
+class BackendOutputError(BackendError):
+    """The server answered without a usable completion: an empty or broken stream, an
+    error event inside the stream, or a body that is not a chat completion."""

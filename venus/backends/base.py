@@ -31,7 +31,9 @@ class ChunkInput:
     second ("" for silence); ``assistant_speaking`` says the assistant's own audio was
     playing; ``notes`` are short lines the model should know (a delegated result that
     arrived, an overlap classification); ``audio`` is the second's 16 kHz mono audio,
-    for backends that hear (the Omni thinker; servers with ``send_audio``), else None.
+    for backends that hear (the Omni thinker; servers with ``supports_audio``), else None;
+    ``user_speaking`` says the user was still speaking at the end of the second (the
+    VAD's view), which tells a backend whether the user's turn has ended.
     """
 
     start: float
@@ -41,6 +43,7 @@ class ChunkInput:
     assistant_speaking: bool = False
     notes: tuple[str, ...] = ()
     audio: np.ndarray | None = field(default=None, repr=False)
+    user_speaking: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,30 @@
 """A client for any OpenAI-compatible chat-completions server, as a `ModelBackend`.
 
-Above `base`, `prompt` and `images`. This is how the real large models run: vLLM,
+Above `base`, `prompt`, `sse` and `images`. This is how the real large models run: vLLM,
 SGLang, the llama.cpp server or Ollama serve them on another machine and this client
-sends one user message per second (base64 JPEG ``image_url`` parts for the frames, the
-words of the second as text) after the control-token protocol in the system prompt
-(see `venus.backends.prompt`). Replies are read streamed (server-sent events; the
-stream is closed as soon as a ``<|listen|>`` or ``<|turn_eos|>`` is read) or whole.
+sends one user message per second after the control-token protocol in the system prompt
+(see `venus.backends.prompt`). Replies are read streamed (server-sent events; the stream
+is closed as soon as a ``<|listen|>`` or ``<|turn_eos|>`` is read) or whole.
 
-httpx exceptions are translated where they enter: a refused connection, a timeout or
-an HTTP error each become one `BackendError` sentence naming the URL and the fix.
+What is sent is shaped for the server: a message with only text has plain string
+``content`` (text-only chat templates, such as llama.cpp's Jinja ones, cannot join a list
+of parts); content parts are sent only for frames (``supports_images``) and audio
+(``supports_audio``), and a server that rejects them gets an error naming the setting.
+
+Nothing fails silently. httpx exceptions are translated where they enter, and a 200
+stream that ends without ``[DONE]`` and without content (a server that failed inside its
+generator) or that carries an error event is a `BackendOutputError` with the server's
+words. HTTP 429 and 5xx are retried with exponential backoff and jitter (and the
+server's ``Retry-After``) while the chunk budget lasts; a refused connection is not
+retried (a dead server would eat every chunk's budget).
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import time
-from collections.abc import Iterator, Mapping
+import random
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,29 +37,40 @@ from venus.backends.prompt import (
     parse_control,
     system_prompt,
 )
+from venus.backends.sse import ChatStream, StreamError, chat_deltas, sse_events
+from venus.clock import perf_seconds
+from venus.errors import BackendOutputError, BackendTimeout, BackendUnavailable
 from venus.events import ControlToken
 
 __all__ = ["OpenAICompatibleBackend", "OpenAICompatibleConfig"]
 
 logger = logging.getLogger(__name__)
 
+_RETRYABLE = frozenset({429, 500, 502, 503, 504})
+
 
 @dataclass(frozen=True)
 class OpenAICompatibleConfig:
-    """Where the server is and how to talk to it.
+    """Where the server is, what it accepts and how to talk to it.
 
     ``base_url`` ends in ``/v1`` (vLLM/SGLang ``http://host:8000/v1``, llama.cpp
     ``http://host:8080/v1``, Ollama ``http://host:11434/v1``); ``model`` is the served
     model name. ``history_chunks`` seconds of past messages are resent each second, but
     frames only for the last ``image_chunks`` of them (images dominate the prompt). The
     system prompt and the older, text-only seconds repeat unchanged from one request to
-    the next, so the servers' prefix caching (on by default in vLLM and SGLang) reuses
-    them; for the same reason a full history drops its oldest half at once rather than
-    one second per request (which would change the prefix every time).
-    ``extra_body`` is merged into every request (for example
+    the next, so the servers' prefix caching (on by default in vLLM, SGLang and llama.cpp)
+    reuses them; for the same reason a full history drops its oldest half at once rather
+    than one second per request (which would change the prefix every time).
+
+    What the server's model takes: ``supports_images`` (frames as ``image_url`` parts;
+    set False for a text-only model) and ``supports_audio`` (the newest second's audio as
+    an ``input_audio`` part, base64 WAV, for models that hear, e.g. vLLM serving
+    Qwen2.5-Omni). ``extra_body`` is merged into every request (for example
     ``{"skip_special_tokens": False}`` so vLLM keeps the control tokens in its output).
-    ``send_audio`` adds the newest second's audio as an ``input_audio`` part (base64
-    WAV), for servers of models that hear (vLLM serving Qwen2.5-Omni, for example).
+
+    Retries: HTTP 429 and 5xx are retried after ``backoff_s`` x 2^attempt (x a random
+    factor in [0.5, 1.5), or the server's ``Retry-After``) for as long as the wait ends
+    within ``chunk_budget_s`` of the second's first request (one chunk: 1 s).
     """
 
     base_url: str = "http://127.0.0.1:8000/v1"
@@ -66,10 +85,13 @@ class OpenAICompatibleConfig:
     jpeg_quality: int = 80
     history_chunks: int = 30
     image_chunks: int = 1
+    supports_images: bool = True
+    supports_audio: bool = False
+    chunk_budget_s: float = 1.0
+    backoff_s: float = 0.05
     assistant_name: str = "Venus"
     system_extra: str = ""
     extra_body: Mapping[str, Any] = field(default_factory=dict)
-    send_audio: bool = False
 
     @property
     def url(self) -> str:
@@ -86,14 +108,29 @@ class _Turn:
     audio: str | None = None  # base64 WAV; only the newest second's is ever sent
 
 
+class _Retry(Exception):
+    """A retryable answer (429/5xx): the error to raise if no retry fits, and the wait
+    the server asked for."""
+
+    def __init__(self, error: BackendError, after_s: float | None) -> None:
+        super().__init__(str(error))
+        self.error, self.after_s = error, after_s
+
+
 class OpenAICompatibleBackend:
     """Control decisions from a chat-completions server, one request per second.
 
     Pass ``client`` (an ``httpx.Client``) to share connections or set proxies; the
     default client is closed by `close` (or by using the backend as a context manager).
+    ``now`` and ``wait`` are the stopwatch and the pause of the retry backoff (a real
+    server is overloaded in real time, so the default is the wall clock even in a
+    simulated session); tests pass a fake pair. ``rng`` draws the jitter.
     """
 
-    def __init__(self, config: OpenAICompatibleConfig | None = None, *, client=None) -> None:
+    def __init__(self, config: OpenAICompatibleConfig | None = None, *, client=None,
+                 now: Callable[[], float] = perf_seconds,
+                 wait: Callable[[float], Any] | None = None,
+                 rng: random.Random | None = None) -> None:
         import httpx
 
         self.config = config or OpenAICompatibleConfig()
@@ -102,10 +139,15 @@ class OpenAICompatibleBackend:
         self._own_client = client is None
         self._client = client or httpx.Client(
             timeout=httpx.Timeout(c.timeout_s, connect=c.connect_timeout_s), headers=headers)
+        self._now, self._wait = now, wait or threading.Event().wait
+        self._rng = rng or random.Random(0)
         self._turns: list[_Turn] = []
+        self._heard = False  # the user said words since the assistant last spoke
+        self.attempts: list[int] = []  # requests per decision (1 = no retry), for inspection
 
     def reset(self) -> None:
         self._turns.clear()
+        self._heard = False
 
     def close(self) -> None:
         if self._own_client:
@@ -120,26 +162,38 @@ class OpenAICompatibleBackend:
     # -- one second ------------------------------------------------------------------
     def decide(self, chunk: ChunkInput) -> BackendDecision:
         c = self.config
-        images = tuple(jpeg_data_url(im, c.max_image_side, c.jpeg_quality) for im in chunk.images)
-        audio = (wav_base64(chunk.audio) if c.send_audio and chunk.audio is not None
+        images = (tuple(jpeg_data_url(im, c.max_image_side, c.jpeg_quality) for im in chunk.images)
+                  if c.supports_images and c.image_chunks > 0 else ())
+        audio = (wav_base64(chunk.audio) if c.supports_audio and chunk.audio is not None
                  and len(chunk.audio) else None)
         turn = _Turn(chunk_message_text(chunk), images, audio=audio)
-        began = time.perf_counter()
-        body = self.request_body(turn)
-        reply = self._stream(body) if c.stream else self._complete(body)
-        token, text = parse_control(reply)
-        if token is None:
-            logger.debug("reply without a control token: %r", reply[:80])
-            token = ControlToken.SPEAK if text else ControlToken.LISTEN
-        if token is not ControlToken.SPEAK:
-            text = ""
-        if len(self._turns) >= max(1, self.config.history_chunks):
+        began = self._now()
+        reply = self._request(self.request_body(turn), began)
+        self._heard = self._heard or bool(chunk.words.strip())
+        token, text = self._decide(reply, chunk)
+        if len(self._turns) >= max(1, c.history_chunks):
             del self._turns[:max(1, len(self._turns) // 2)]
         self._turns.append(_Turn(turn.text, turn.images, assistant_message_text(token, text)))
-        return BackendDecision(token, text, latency_s=time.perf_counter() - began)
+        return BackendDecision(token, text, latency_s=self._now() - began)
+
+    def _decide(self, reply: str, chunk: ChunkInput) -> tuple[ControlToken, str]:
+        token, text = parse_control(reply)
+        if token is None:  # the fallback rule of `venus.backends.prompt`
+            turn_ended = self._heard and not chunk.user_speaking
+            logger.debug("reply without a control token (turn ended: %s): %r", turn_ended,
+                         reply[:80])
+            token = ControlToken.SPEAK if text and turn_ended else ControlToken.LISTEN
+        if token is not ControlToken.SPEAK:
+            text = ""
+        if token is ControlToken.SPEAK and text:
+            self._heard = False
+        return token, text
 
     def messages(self, turn: _Turn) -> list[dict[str, Any]]:
-        """System prompt, the kept history (frames only for the newest) and ``turn``."""
+        """System prompt, the kept history (frames only for the newest) and ``turn``.
+
+        Content is a plain string unless the message carries a frame or audio.
+        """
         c = self.config
         turns = [*self._turns, turn]
         with_images = set(range(len(turns) - max(0, c.image_chunks), len(turns)))
@@ -152,8 +206,8 @@ class OpenAICompatibleBackend:
             if t.audio is not None and i == len(turns) - 1:
                 parts.append({"type": "input_audio",
                               "input_audio": {"data": t.audio, "format": "wav"}})
-            parts.append({"type": "text", "text": t.text})
-            out.append({"role": "user", "content": parts})
+            content = [*parts, {"type": "text", "text": t.text}] if parts else t.text
+            out.append({"role": "user", "content": content})
             if t.reply:
                 out.append({"role": "assistant", "content": t.reply})
         return out
@@ -164,47 +218,83 @@ class OpenAICompatibleBackend:
                 "temperature": c.temperature, "stream": c.stream, **dict(c.extra_body)}
 
     # -- HTTP ------------------------------------------------------------------------
+    def _request(self, body: dict[str, Any], began: float) -> str:
+        """One reply, retrying 429/5xx with backoff and jitter inside the chunk budget."""
+        c = self.config
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                reply = self._stream(body) if c.stream else self._complete(body)
+            except _Retry as retry:
+                delay = retry.after_s if retry.after_s is not None else (
+                    c.backoff_s * 2 ** (attempt - 1) * (0.5 + self._rng.random()))
+                if self._now() + delay - began >= c.chunk_budget_s:
+                    self.attempts.append(attempt)
+                    raise _with_attempts(retry.error, attempt) from None
+                logger.info("model server busy (%s); retry %d in %.2f s", retry, attempt, delay)
+                self._wait(delay)
+                continue
+            self.attempts.append(attempt)
+            return reply
+
     def _complete(self, body: dict[str, Any]) -> str:
-        with self._errors():
+        with self._errors(body):
             response = self._client.post(self.config.url, json=body)
-            self._check(response)
+            self._check(response, body)
             try:
                 return response.json()["choices"][0]["message"].get("content") or ""
             except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-                raise self._malformed(response.text) from exc
+                raise self._malformed(f"not a chat completion: {response.text[:120]!r}") from exc
 
     def _stream(self, body: dict[str, Any]) -> str:
-        reply = ""
-        with self._errors(), self._client.stream("POST", self.config.url, json=body) as response:
+        reply, state = "", ChatStream()
+        with self._errors(body), self._client.stream("POST", self.config.url, json=body) as response:
             if response.status_code >= 400:
                 response.read()
-            self._check(response)
-            for delta in _sse_deltas(response.iter_lines(), self._malformed):
-                reply += delta
-                token, _ = parse_control(reply)
-                if token in (ControlToken.LISTEN, ControlToken.TURN_EOS):
-                    break  # nothing more to read: closing the stream stops the generation
+            self._check(response, body)
+            try:
+                for delta in chat_deltas(sse_events(response.iter_lines()), state):
+                    reply += delta
+                    token, _ = parse_control(reply)
+                    if token in (ControlToken.LISTEN, ControlToken.TURN_EOS):
+                        return reply  # nothing more to read: closing stops the generation
+            except StreamError as exc:
+                raise self._malformed(f"an error inside the stream: {exc}",
+                                      _parts_hint(body)) from None
+        if not state.done and not reply:
+            raise self._malformed("the stream ended without a reply and without [DONE], so "
+                                  "the server failed while generating (its log says why)",
+                                  _parts_hint(body))
+        if not state.done:
+            logger.debug("stream from %s ended without [DONE] after %d chars",
+                         self.config.url, len(reply))
         return reply
 
     @contextmanager
-    def _errors(self) -> Iterator[None]:
+    def _errors(self, body: dict[str, Any]) -> Iterator[None]:
         import httpx
 
         url = self.config.url
         try:
             yield
         except httpx.ConnectError as exc:
-            raise BackendError(
+            raise BackendUnavailable(
                 f"cannot connect to the model server at {url}: start the server (vLLM, SGLang, "
                 f"llama.cpp server, Ollama) or pass the right base_url") from exc
         except httpx.TimeoutException as exc:
-            raise BackendError(
+            raise BackendTimeout(
                 f"the model server at {url} did not answer within {self.config.timeout_s:g} s; "
                 f"raise timeout_s or serve a smaller model") from exc
+        except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+            raise BackendUnavailable(
+                f"the model server at {url} closed the connection mid-answer ({exc}); "
+                f"check that it is still running (its log has the reason)") from exc
         except httpx.HTTPError as exc:
-            raise BackendError(f"the request to the model server at {url} failed: {exc}") from exc
+            raise BackendUnavailable(
+                f"the request to the model server at {url} failed: {exc}") from exc
 
-    def _check(self, response) -> None:
+    def _check(self, response, body: dict[str, Any]) -> None:
         status = response.status_code
         if status < 400:
             return
@@ -215,13 +305,47 @@ class OpenAICompatibleBackend:
                 413: "send fewer or smaller frames (image_chunks, max_image_side)",
                 429: "the server is overloaded; slow down or add capacity"}.get(
             status, "check the server's log" if status >= 500 else "check the request options")
-        raise BackendError(f"the model server at {url} answered HTTP {status}"
-                           f"{f' ({detail})' if detail else ''}: {hint}")
+        parts = _parts_hint(body)
+        if parts and status not in (401, 403, 404, 429):
+            hint = parts
+        error = BackendError(f"the model server at {url} answered HTTP {status}"
+                             f"{f' ({detail})' if detail else ''}: {hint}")
+        if status in _RETRYABLE:
+            raise _Retry(error, _retry_after(response))
+        raise error
 
-    def _malformed(self, text: str) -> BackendError:
-        return BackendError(
-            f"the server at {self.config.url} did not send a chat completion "
-            f"({text[:120]!r}); check that it is an OpenAI-compatible endpoint")
+    def _malformed(self, what: str, hint: str = "") -> BackendOutputError:
+        return BackendOutputError(
+            f"the model server at {self.config.url} sent no usable completion: {what}; "
+            f"{hint or 'check that it is an OpenAI-compatible endpoint and read its log'}")
+
+
+def _parts_hint(body: dict[str, Any]) -> str:
+    """The setting to change when a request carried parts the server may not take."""
+    kinds = {p.get("type") for m in body.get("messages", []) if isinstance(m.get("content"), list)
+             for p in m["content"]}
+    carried = [(what, setting) for kind, what, setting in (
+        ("image_url", "image", "supports_images=False"),
+        ("input_audio", "audio", "supports_audio=False")) if kind in kinds]
+    if not carried:
+        return ""
+    what = " and ".join(w for w, _ in carried)
+    settings = " and ".join(s for _, s in carried)
+    return (f"the request carried {what} parts, which a text-only model's chat template "
+            f"cannot take: if this server's model cannot, set {settings}")
+
+
+def _with_attempts(error: BackendError, attempts: int) -> BackendError:
+    if attempts == 1:
+        return error
+    return type(error)(f"{error} (after {attempts} attempts within the chunk budget)")
+
+
+def _retry_after(response) -> float | None:
+    try:
+        return max(0.0, float(response.headers.get("Retry-After", "")))
+    except ValueError:
+        return None  # absent, or an HTTP date (servers here send seconds)
 
 
 def _error_detail(response) -> str:
@@ -235,24 +359,3 @@ def _error_detail(response) -> str:
             err = err.get("message", err)
         return str(err)[:200]
     return str(payload)[:200]
-
-
-def _sse_deltas(lines, malformed) -> Iterator[str]:
-    """Content deltas from server-sent chat-completion chunks, until ``[DONE]``."""
-    for line in lines:
-        if not line.startswith("data:"):
-            continue  # comments, event names, keep-alives
-        data = line[5:].strip()
-        if data == "[DONE]":
-            return
-        try:
-            payload = json.loads(data)
-            choices = payload.get("choices") or []
-        except (ValueError, AttributeError) as exc:
-            raise malformed(data) from exc
-        if payload.get("error"):  # vLLM and others report failures inside the stream
-            raise malformed(f"error: {payload['error']}")
-        for choice in choices:
-            delta = (choice.get("delta") or {}).get("content")
-            if delta:
-                yield delta

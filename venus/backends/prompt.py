@@ -8,10 +8,20 @@ prompt and then held to it:
   the three control tokens' logits are compared and the highest wins, so the model can
   only ever answer with a control token; only after ``<|speak|>`` does it generate free
   text, which stops at ``<|turn_eos|>``, at the end-of-turn token, or after a few tokens;
-* remote models (`OpenAICompatibleBackend`) by **parsing**: the reply must start with a
-  control token (``parse_control`` also accepts the bare word, e.g. ``listen``, because
-  some servers strip special tokens); a reply with no token is taken as speech when it
-  has text and as ``<|listen|>`` when empty.
+* remote models (`OpenAICompatibleBackend`) by **parsing** (`parse_control`), with a
+  rule for each thing real models and servers do to the tokens (the table below);
+  a reply with no token at all falls back to "speak when the user's turn ended and the
+  reply is non-empty, else listen" (the backend knows the turn, the parser does not).
+
+| case (example reply) | rule |
+|---|---|
+| token first (``<|speak|> Hi``) | that token; the text after it |
+| token escaped or its brackets stripped by the server, the template or the model (``<speak>``, ``[speak]``, ``|speak|``, ``<|speak>``, ``&lt;|speak|&gt;``, ``\\<|speak|\\>``, ``**<|speak|>**``) | the same token |
+| the bare word as the whole reply (``listen``, ``Speak.``) | that token; never a sentence that starts with the word (``Listen, the answer is...``) |
+| token in the middle (``[3s-4s] assistant: <|speak|> Hi``) | the first token anywhere decides; the text before it is dropped (models echo the message framing there), the text after it is the reply |
+| several tokens (``<|speak|> Hi <|turn_eos|>``) | the first decides; the next one ends the spoken text |
+| other special tokens in the text (``<|im_end|>``) | removed from the spoken text |
+| no token (``Sure, it is red.``, ``""``) | None: the fallback above decides |
 
 Every second is one user message (`chunk_message_text`): its time, the user's words
 and notes; images ride along as the model's image parts. The assistant's answer to
@@ -21,9 +31,10 @@ context reads like a transcript the model can continue.
 
 from __future__ import annotations
 
+import html
 import re
 
-from venus.backends.base import CONTROL_TOKENS, ChunkInput
+from venus.backends.base import ChunkInput
 from venus.events import ControlToken
 
 __all__ = ["SYSTEM_PROMPT", "assistant_message_text", "chunk_message_text", "parse_control",
@@ -45,11 +56,13 @@ SYSTEM_PROMPT = (
 )
 """The system prompt of the protocol; ``{name}`` is the assistant's name."""
 
-# Servers that strip special tokens leave "listen" or "[speak]"; accept those, but not
-# a sentence that merely starts with the word ("Listen, the answer is...").
-_BRACKETED = re.compile(r"^\s*(?:<\|?|\[|\()\s*(listen|speak|turn[_ ]?eos)\s*(?:\|?>|\]|\))\s*",
-                        re.IGNORECASE)
-_BARE = re.compile(r"^\s*(listen|speak|turn[_ ]?eos)\s*[.!]?\s*$", re.IGNORECASE)
+# A control word between delimiters: the exact token, or what escaping and stripping
+# leave of it (see the table in the module docstring).
+_TOKEN = re.compile(r"(?:<\s*\|?|\[|\(|\|)\s*(listen|speak|turn[\s_-]?eos)\s*(?:\|?\s*>|\]|\)|\|)",
+                    re.IGNORECASE)
+_BARE = re.compile(r"^\s*(listen|speak|turn[\s_-]?eos)\s*[.!]?\s*$", re.IGNORECASE)
+_SPECIAL = re.compile(r"<\|[^|<>\s]{1,40}\|>")
+_ESCAPES = re.compile(r"\\(?=[<>|\[\]_])|\*\*|`")
 
 
 def system_prompt(name: str = "Venus", extra: str = "") -> str:
@@ -74,25 +87,23 @@ def assistant_message_text(token: ControlToken, text: str = "") -> str:
 
 
 def parse_control(reply: str) -> tuple[ControlToken | None, str]:
-    """The control token a reply starts with (None if none) and the text after it.
+    """The control token of a reply (None if none) and the text to speak, by the rules in
+    the module docstring's table."""
+    text = _ESCAPES.sub("", html.unescape(reply))
+    match = _TOKEN.search(text)
+    if match is None:
+        bare = _BARE.match(text)
+        return (_token(bare.group(1)), "") if bare else (None, _spoken(text))
+    rest = text[match.end():]
+    later = _TOKEN.search(rest)
+    return _token(match.group(1)), _spoken(rest[:later.start()] if later else rest)
 
-    A ``<|turn_eos|>`` after the reply text ends the text there.
-    """
-    reply = reply.lstrip()
-    token: ControlToken | None = None
-    for value in CONTROL_TOKENS:
-        if reply.startswith(value):
-            token, reply = ControlToken(value), reply[len(value):]
-            break
-    else:
-        match = _BRACKETED.match(reply) or _BARE.match(reply)
-        if match:
-            word = match.group(1).lower().replace(" ", "_")
-            token = {"listen": ControlToken.LISTEN, "speak": ControlToken.SPEAK}.get(
-                word, ControlToken.TURN_EOS)
-            reply = reply[match.end():]
-    for value in CONTROL_TOKENS:  # a later token ends the spoken text
-        cut = reply.find(value)
-        if cut >= 0:
-            reply = reply[:cut]
-    return token, " ".join(reply.split())
+
+def _token(word: str) -> ControlToken:
+    word = word.lower()
+    return {"listen": ControlToken.LISTEN, "speak": ControlToken.SPEAK}.get(
+        word, ControlToken.TURN_EOS)
+
+
+def _spoken(text: str) -> str:
+    return " ".join(_SPECIAL.sub(" ", text).split())

@@ -20,15 +20,15 @@ from venus.notebook.overlap import (
     overlap_scenario,
 )
 from venus.notebook.plots import recall_heatmap, scaling_figure, timeline_figure
-from venus.notebook.standin_server import StandInChatServer, default_reply
+from venus.notebook.standin_server import Scripted, StandInChatServer, default_reply, sse_text
 from venus.notebook.tiny_models import TINY_FAMILIES, build_tiny_model
 from venus.notebook.widgets import AskPanel, CutoffExplorer, OverlapPlayground
 from venus.notebook.worktable import WorkItemRow, WorkItemTable
 
 __all__ = [
     "OVERLAP_KINDS", "TINY_FAMILIES", "AskPanel", "BenchmarkFailed", "CutoffExplorer",
-    "OverlapOutcome", "OverlapPlayground", "StandInChatServer", "WorkItemRow", "WorkItemTable",
+    "OverlapOutcome", "OverlapPlayground", "Scripted", "StandInChatServer", "WorkItemRow", "WorkItemTable",
     "answer_html", "bench_command", "build_tiny_model", "default_reply", "moments_html",
     "outcomes_html", "overlap_outcome", "overlap_scenario", "recall_heatmap", "run_benchmark",
-    "scaling_figure", "timeline_figure",
+    "scaling_figure", "sse_text", "timeline_figure",
 ]
