@@ -190,6 +190,38 @@ def test_without_a_token_it_speaks_only_when_the_users_turn_ended(server):
     assert assistant == ["<|listen|>", "<|speak|> It is a red square.", "<|listen|>"]
 
 
+def test_speak_without_words_asks_for_them_in_a_plain_request(server):
+    """Small models (SmolLM2-135M) answer ``<|speak|>`` and stop: a second, plain request
+    without the protocol gets the words, with the user's whole turn as its question."""
+    server.script("<|listen|>", "<|speak|>", "It is red.", "<|speak|>", "<|speak|>")
+    with _backend(server, stream=False) as backend:
+        got = [backend.decide(ChunkInput(0.0, 1.0, (), "what colour is", user_speaking=True)),
+               backend.decide(ChunkInput(1.0, 2.0, (), "a red square?")),
+               backend.decide(ChunkInput(2.0, 3.0)),   # keeps speaking: nothing new asked
+               backend.decide(ChunkInput(3.0, 4.0, (), "and", user_speaking=True))]
+    assert [(d.token, d.text) for d in got] == [
+        (ControlToken.LISTEN, ""), (ControlToken.SPEAK, "It is red."), (ControlToken.SPEAK, ""),
+        (ControlToken.SPEAK, "")]
+    words = server.requests[2]
+    assert words["messages"][0]["content"].startswith("You are Venus, a voice assistant")
+    assert words["messages"][1:] == [{"role": "user", "content": "what colour is a red square?"}]
+    assert len(server.requests) == 5  # one words request, for the turn that ended
+
+
+def test_a_reply_the_model_repeats_is_not_spoken_again(server):
+    server.script("<|speak|> The planet is red.", "<|speak|> The planet is red.",
+                  "<|speak|> the planet is red", "<|speak|> Thank you!")
+    with _backend(server, stream=False) as backend:
+        got = [backend.decide(ChunkInput(0.0, 1.0, (), "what colour?")),
+               backend.decide(ChunkInput(1.0, 2.0)),
+               backend.decide(ChunkInput(2.0, 3.0, (), "really?")),
+               backend.decide(ChunkInput(3.0, 4.0, (), "thanks"))]
+    assert [d.text for d in got] == ["The planet is red.", "", "", "Thank you!"]
+    assert all(d.token is ControlToken.SPEAK for d in got)
+    assistant = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "assistant"]
+    assert assistant == ["<|speak|> The planet is red.", "<|speak|>", "<|speak|>"]
+
+
 # -- OpenAICompatibleFrontend in a real session ------------------------------------------
 
 

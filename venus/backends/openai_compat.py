@@ -42,11 +42,15 @@ from venus.clock import perf_seconds
 from venus.errors import BackendOutputError, BackendTimeout, BackendUnavailable
 from venus.events import ControlToken
 
-__all__ = ["OpenAICompatibleBackend", "OpenAICompatibleConfig"]
+__all__ = ["WORDS_PROMPT", "OpenAICompatibleBackend", "OpenAICompatibleConfig"]
 
 logger = logging.getLogger(__name__)
 
 _RETRYABLE = frozenset({429, 500, 502, 503, 504})
+
+WORDS_PROMPT = ("You are {name}, a voice assistant. Answer the user in one or two short, "
+                "plain sentences.")
+"""The system prompt of a words request (``<|speak|>`` came without words)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,10 @@ class OpenAICompatibleConfig:
     Qwen2.5-Omni). ``extra_body`` is merged into every request (for example
     ``{"skip_special_tokens": False}`` so vLLM keeps the control tokens in its output).
 
+    ``ask_for_words``: when the model answers ``<|speak|>`` with no words at the end of
+    the user's turn, one more request (`OpenAICompatibleBackend.words_body`, a plain chat
+    without the protocol) asks what to say.
+
     Retries: HTTP 429 and 5xx are retried after ``backoff_s`` x 2^attempt (x a random
     factor in [0.5, 1.5), or the server's ``Retry-After``) for as long as the wait ends
     within ``chunk_budget_s`` of the second's first request (one chunk: 1 s).
@@ -88,6 +96,7 @@ class OpenAICompatibleConfig:
     supports_images: bool = True
     supports_audio: bool = False
     chunk_budget_s: float = 1.0
+    ask_for_words: bool = True
     backoff_s: float = 0.05
     assistant_name: str = "Venus"
     system_extra: str = ""
@@ -142,12 +151,14 @@ class OpenAICompatibleBackend:
         self._now, self._wait = now, wait or threading.Event().wait
         self._rng = rng or random.Random(0)
         self._turns: list[_Turn] = []
-        self._heard = False  # the user said words since the assistant last spoke
+        self._asked: list[str] = []  # the user's words since the assistant last spoke
+        self._exchanges: list[tuple[str, str]] = []  # (asked, answered), for words requests
         self.attempts: list[int] = []  # requests per decision (1 = no retry), for inspection
 
     def reset(self) -> None:
         self._turns.clear()
-        self._heard = False
+        self._asked.clear()
+        self._exchanges.clear()
 
     def close(self) -> None:
         if self._own_client:
@@ -169,25 +180,52 @@ class OpenAICompatibleBackend:
         turn = _Turn(chunk_message_text(chunk), images, audio=audio)
         began = self._now()
         reply = self._request(self.request_body(turn), began)
-        self._heard = self._heard or bool(chunk.words.strip())
-        token, text = self._decide(reply, chunk)
+        if chunk.words.strip():
+            self._asked.append(" ".join(chunk.words.split()))
+        token, text = self._decide(reply, chunk, began)
         if len(self._turns) >= max(1, c.history_chunks):
             del self._turns[:max(1, len(self._turns) // 2)]
         self._turns.append(_Turn(turn.text, turn.images, assistant_message_text(token, text)))
         return BackendDecision(token, text, latency_s=self._now() - began)
 
-    def _decide(self, reply: str, chunk: ChunkInput) -> tuple[ControlToken, str]:
+    def _decide(self, reply: str, chunk: ChunkInput, began: float) -> tuple[ControlToken, str]:
+        """The token and words, by the rules of `venus.backends.prompt` plus three of the
+        backend's own, which need the conversation: no token at all speaks only when the
+        user's turn ended and the reply has words; words the assistant said in one of its
+        last replies are not spoken again (small models copy their last reply every
+        second); ``<|speak|>`` without words at the end of the turn gets its words from
+        a plain request (`words_body`) when ``ask_for_words`` is on (small models emit
+        the token and stop)."""
         token, text = parse_control(reply)
-        if token is None:  # the fallback rule of `venus.backends.prompt`
-            turn_ended = self._heard and not chunk.user_speaking
+        turn_ended = bool(self._asked) and not chunk.user_speaking
+        if token is None:
             logger.debug("reply without a control token (turn ended: %s): %r", turn_ended,
                          reply[:80])
             token = ControlToken.SPEAK if text and turn_ended else ControlToken.LISTEN
         if token is not ControlToken.SPEAK:
+            return token, ""
+        if text and any(_norm(text) in _norm(said) for _, said in self._exchanges):
+            logger.debug("the model repeats itself; not spoken again: %r", text)
             text = ""
-        if token is ControlToken.SPEAK and text:
-            self._heard = False
+        elif not text and turn_ended and self.config.ask_for_words:
+            text = _whole_sentences(parse_control(self._request(self.words_body(), began))[1])
+        if text:
+            self._exchanges = [*self._exchanges[-2:], (" ".join(self._asked), text)]
+            self._asked.clear()
         return token, text
+
+    def words_body(self) -> dict[str, Any]:
+        """A plain chat request for what to say to the user's turn (no protocol): the
+        last exchanges and the words asked since the assistant last spoke."""
+        c = self.config
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": WORDS_PROMPT.format(name=c.assistant_name)}]
+        for asked, answered in self._exchanges:
+            messages += [{"role": "user", "content": asked},
+                         {"role": "assistant", "content": answered}]
+        messages.append({"role": "user", "content": " ".join(self._asked)})
+        return {"model": c.model, "messages": messages, "max_tokens": c.max_tokens,
+                "temperature": c.temperature, "stream": c.stream, **dict(c.extra_body)}
 
     def messages(self, turn: _Turn) -> list[dict[str, Any]]:
         """System prompt, the kept history (frames only for the newest) and ``turn``.
@@ -333,6 +371,17 @@ def _parts_hint(body: dict[str, Any]) -> str:
     settings = " and ".join(s for _, s in carried)
     return (f"the request carried {what} parts, which a text-only model's chat template "
             f"cannot take: if this server's model cannot, set {settings}")
+
+
+def _norm(text: str) -> str:
+    return " ".join("".join(ch for ch in text.lower() if ch.isalnum() or ch == " ").split())
+
+
+def _whole_sentences(text: str) -> str:
+    """``text`` up to its last sentence end, so a reply cut by max_tokens is not spoken
+    mid-sentence (all of it when it has no sentence end)."""
+    cut = max(text.rfind(p) for p in ".!?")
+    return text[:cut + 1] if cut > 0 else text
 
 
 def _with_attempts(error: BackendError, attempts: int) -> BackendError:

@@ -23,6 +23,13 @@ prompt and then held to it:
 | other special tokens in the text (``<|im_end|>``) | removed from the spoken text |
 | no token (``Sure, it is red.``, ``""``) | None: the fallback above decides |
 
+Three more rules need the conversation, so the backend applies them
+(`OpenAICompatibleBackend`): no token speaks only when the user's turn ended and the
+reply has words (the fallback); words the assistant said in one of its last replies are
+not spoken again (the token stands: small models copy their last reply every second);
+``<|speak|>`` with no words at the end of the user's turn asks for the words in a second,
+plain chat request without the protocol (small models emit the token and stop).
+
 Every second is one user message (`chunk_message_text`): its time, the user's words
 and notes; images ride along as the model's image parts. The assistant's answer to
 that message is its control token (plus the reply text when speaking), so the running
