@@ -25,7 +25,17 @@ from memory.captioner import Captioner, TransformersVLM, VLMOptions
 from memory.index import FaissIndex, IndexOptions, VectorIndex
 from memory.store import MemoryModels, StoreOptions, VideoMemory
 
-__version__ = "0.1.0"
+def _version() -> str:
+    """The installed distribution's version: pyproject.toml is the one place it is written."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("realtime-venus")
+    except PackageNotFoundError:  # a source tree on sys.path without an install
+        return "0+unknown"
+
+
+__version__ = _version()
 
 __all__ = [
     "SAMPLE_RATE",

@@ -249,5 +249,5 @@ def test_venus_app_flags_are_documented_and_a_bad_frontend_fails_before_serving(
     for flag in ("--share", "--server-name", "--server-port", "--frontend", "transformers:",
                  "openai:", "--max-upload-mb"):
         assert flag in usage
-    assert main(["app", "--frontend", "gpt"]) == 2
+    assert main(["app", "--frontend", "gpt"]) == 3
     assert "unknown frontend 'gpt'" in capsys.readouterr().err

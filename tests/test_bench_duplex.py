@@ -64,7 +64,7 @@ def test_v1_sets_are_written_run_and_scored(tmp_path, capsys):
             assert np.abs(pause).max() < 1e-3
     for subset in OVERLAP_SUBSETS:
         assert not sample_dirs(root, subset)  # only the subsets asked for
-    assert main(["eval", "synth", str(root), "--subsets", "nope"]) == 2  # one clear error
+    assert main(["eval", "synth", str(root), "--subsets", "nope"]) == 3  # one clear error
     [turn] = sample_dirs(root, "smooth_turn_taking")
     assert main(["eval", "run", str(root)]) == 0
     assert (turn / "clean_output.wav").read_bytes() == (turn / "output.wav").read_bytes()

@@ -22,15 +22,15 @@ def _frames(path) -> tuple[int, int]:
 def test_bad_scenarios_get_one_clear_error(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"turns": [{"text": "hi"}]}))
-    assert main(["simulate", str(bad)]) == 2
+    assert main(["simulate", str(bad)]) == 3
     assert "give exactly one of 'at'" in capsys.readouterr().err
     bad.write_text(json.dumps({"turns": [{"at": 1, "text": "hi", "volume": 3}]}))
-    assert main(["simulate", str(bad)]) == 2
+    assert main(["simulate", str(bad)]) == 3
     assert "turns.0.volume" in capsys.readouterr().err
     bad.write_text("{not json")
-    assert main(["simulate", str(bad)]) == 2
+    assert main(["simulate", str(bad)]) == 3
     assert "is not JSON" in capsys.readouterr().err
-    assert main(["simulate", str(tmp_path / "missing.json")]) == 2
+    assert main(["simulate", str(tmp_path / "missing.json")]) == 3
     assert "check the path" in capsys.readouterr().err
 
 
@@ -38,12 +38,12 @@ def test_simulate_prints_the_schema(capsys):
     assert main(["simulate", "--schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
     assert "turns" in schema["properties"] and "Turn" in schema["$defs"]
-    assert main(["simulate"]) == 2
+    assert main(["simulate"]) == 3
     assert "give a scenario file" in capsys.readouterr().err
 
 
 def test_talk_rejects_a_malformed_say(capsys):
-    assert main(["talk", "whatever.mp4", "--say", "soon: hello"]) == 2
+    assert main(["talk", "whatever.mp4", "--say", "soon: hello"]) == 3
     assert "is not T:TEXT" in capsys.readouterr().err
 
 

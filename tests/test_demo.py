@@ -34,6 +34,6 @@ def test_demo_resumes_an_existing_memory_and_accepts_questions(tmp_path, capsys)
 
 
 def test_demo_on_a_missing_file_is_one_clear_error(tmp_path, capsys):
-    assert main(["demo", str(tmp_path / "nope.mp4")]) == 2
+    assert main(["demo", str(tmp_path / "nope.mp4")]) == 3
     err = capsys.readouterr().err
     assert "nope.mp4" in err and "Traceback" not in err

@@ -45,6 +45,6 @@ def test_bench_decode_prints_a_table_and_writes_the_stable_keys(clip, tmp_path, 
 
 def test_bench_decode_on_a_missing_file_is_one_line(tmp_path, capsys):
     rc = main(["bench", "decode", str(tmp_path / "missing.mp4")])
-    assert rc == 2
+    assert rc == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no video file at" in err[0]

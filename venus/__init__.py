@@ -20,7 +20,17 @@ from venus.harness import (
 from venus.runtime import Session, SessionOptions, SessionSummary, SpeechOutput
 from venus.timeline import Timeline, TimelineEntry
 
-__version__ = "0.1.0"
+def _version() -> str:
+    """The installed distribution's version: pyproject.toml is the one place it is written."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("realtime-venus")
+    except PackageNotFoundError:  # a source tree on sys.path without an install
+        return "0+unknown"
+
+
+__version__ = _version()
 
 __all__ = [
     "Capability", "CapabilityContext", "CapabilityRegistry", "Clock", "ControlToken", "Decision",

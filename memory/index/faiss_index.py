@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.errors import StoreError
+from memory.errors import MissingExtraError, StoreError
 
 __all__ = ["FaissIndex", "IndexOptions"]
 
@@ -44,8 +44,11 @@ class IndexOptions:
 
 
 def _faiss():
-    import faiss
-
+    try:
+        import faiss
+    except ImportError:  # FAISS is the [cpu] or the [gpu] extra, never both
+        raise MissingExtraError("faiss", "cpu", "The vector index (FAISS; or [gpu] on a CUDA "
+                                "machine)") from None
     return faiss
 
 

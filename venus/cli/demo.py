@@ -29,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-q", "--question", action="append", default=[],
                    help="a question to ask at the end (repeatable; default: three about the lecture)")
     p.add_argument("--quiet", action="store_true", help="no per-chunk log, only the answers")
+    p.add_argument("--json", metavar="PATH",
+                   help="also write the figures and the answers (with citations) as JSON")
     p.set_defaults(func=run)
 
 
@@ -43,9 +45,27 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nWatched {_clock(mem.duration)} of video in {elapsed:.0f} s "
               f"({mem.duration / max(elapsed, 1e-9):.1f}x real time): "
               f"{stats.get('segments', 0)} segments, {stats.get('keyframes', 0)} key frames.\n")
-        for q in questions or ["What was this video about?"]:
-            _print_answer(mem.answer(q, at=mem.duration))
+        answers = [mem.answer(q, at=mem.duration) for q in questions or ["What was this video about?"]]
+        for answer in answers:
+            _print_answer(answer)
+        if args.json:
+            _write_json(args.json, path, mem.duration, elapsed, stats, answers)
     return 0
+
+
+def _write_json(target: str, video: str, duration: float, elapsed: float, stats: dict,
+                answers: list) -> None:
+    import json
+
+    doc = {"video": video, "video_seconds": duration, "seconds": elapsed,
+           "x_realtime": duration / max(elapsed, 1e-9), "segments": stats.get("segments", 0),
+           "keyframes": stats.get("keyframes", 0),
+           "answers": [{"question": a.question, "asked_at": a.asked_at, "text": a.text,
+                        "citations": [{"start": m.start, "end": m.end, "text": m.text,
+                                       "keyframe": m.keyframe} for m in a.citations]}
+                       for a in answers]}
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    Path(target).write_text(json.dumps(doc, indent=2))
 
 
 def _input(args: argparse.Namespace) -> tuple[str, list[str]]:

@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=_run)
     c = steps.add_parser("score", help="score the folders offline and print the tables")
     c.add_argument("root")
+    c.add_argument("--json", metavar="PATH", help="also write the scores per subset as JSON")
     c.set_defaults(func=_score)
 
 
@@ -87,4 +88,9 @@ def _score(args: argparse.Namespace) -> int:
             "stop_latency_s_p50", "response_latency_s_p50"]
     print(format_table(["subset", *keys], [[s, *[f[k] for k in keys]] for s, f in per.items()]))
     print("\noffline proxy, not the official judge (see venus.eval.score)")
+    if args.json:
+        import json
+
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({"subsets": per}, indent=2, default=str))
     return 0
