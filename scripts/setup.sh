@@ -101,11 +101,16 @@ install_torch() {
   fi
   torch_ok "$DEFAULT_TORCH" cpu && return 0
   echo "setup: no CUDA here: the CPU build of $DEFAULT_TORCH"
-  if pip install -q --no-index --no-deps "$DEFAULT_TORCH" 2>/dev/null && torch_ok "$DEFAULT_TORCH" cpu 2>/dev/null; then
-    echo "setup: took the CPU wheel already on this machine (pip's find-links)"
+  local local_wheel=0
+  # --no-index: only wheels on this machine (pip's find-links); fails at once elsewhere.
+  if pip install -q --no-index --no-deps "$DEFAULT_TORCH" >/dev/null 2>&1; then
     pip install -q "$DEFAULT_TORCH"  # its dependencies, from the usual index
+    torch_ok "$DEFAULT_TORCH" cpu && local_wheel=1
+  fi
+  if [ "$local_wheel" = 1 ]; then
+    echo "setup: took the CPU wheel already on this machine (pip's find-links)"
   else
-    pip install -q "$DEFAULT_TORCH" --index-url "$CPU_INDEX"
+    pip install -q --force-reinstall "$DEFAULT_TORCH" --index-url "$CPU_INDEX"
   fi
   torch_ok "$DEFAULT_TORCH" cpu || die "a CUDA build of torch got installed on a machine without CUDA; set TORCH_SPEC / PIP_TORCH_ARGS"
 }
