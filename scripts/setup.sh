@@ -130,8 +130,10 @@ swap_onnxruntime_gpu() {
 
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv || die "could not create .venv with $PYTHON (Python 3.10+ with venv)"
 stamp=.venv/.venus-installed
-want=$( (cat pyproject.toml scripts/setup.sh scripts/wheels.sh; echo "$gpu $ort_gpu $optional_wheels ${TORCH_SPEC:-} ${PIP_TORCH_ARGS:-} ${TORCH_VARIANT:-}") | sha256sum | cut -c1-16)
+want=$( (cat pyproject.toml scripts/setup.sh; echo "$gpu $ort_gpu ${TORCH_SPEC:-} ${PIP_TORCH_ARGS:-} ${TORCH_VARIANT:-}") | sha256sum | cut -c1-16)
+optional() { [ "$optional_wheels" = no ] || bash scripts/wheels.sh "$optional_wheels"; }
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  optional
   exit 0
 fi
 extras=all
@@ -141,8 +143,6 @@ pip install -q --upgrade pip
 install_torch
 pip install -q -e ".[$extras]"
 [ "$ort_gpu" = 1 ] && swap_onnxruntime_gpu
-if [ "$optional_wheels" != no ]; then
-  bash scripts/wheels.sh "$optional_wheels"
-fi
 .venv/bin/python -c "import torch, faiss, venus, memory" || die "the install did not work (see above)"
 echo "$want" > "$stamp"
+optional

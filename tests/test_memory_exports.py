@@ -32,9 +32,10 @@ PUBLIC = {
         "render_lecture",
     },
     "memory.benchmarks": {
-        "KINDS", "Needle", "NeedleResult", "Probe", "ProbeResult", "build_haystack",
-        "is_correct", "load_mlvu", "load_ovobench", "load_streamingbench", "load_vniah",
-        "run_probes", "score_needles", "score_probes", "summarize", "vniah_probes",
+        "DATASETS", "KINDS", "AnnotationError", "DatasetRun", "Needle", "NeedleResult", "Probe",
+        "ProbeResult", "build_haystack", "is_correct", "load_mlvu", "load_ovobench",
+        "load_streamingbench", "load_vnbench", "load_vniah", "run_dataset", "run_probes",
+        "score_needles", "score_probes", "summarize", "vniah_probes",
     },
 }
 

@@ -90,9 +90,10 @@ def test_ovobench_splits_and_forward_probes(files):
 
 def test_mlvu_and_vniah(files):
     (probe,) = load_mlvu(files["mlvu"])
-    assert probe.answer == "A" and probe.ask_at == 48.0 and probe.task == "needle"
+    assert probe.answer == "A" and probe.ask_at is None and probe.task == "needle"
+    assert probe.id == "mlvu_0" and probe.extras["duration"] == 48.0
     needles = load_vniah(files["vniah"])
-    assert needles[0]["image"].endswith("images/selenium.png")
+    assert needles[0].extras["image"].endswith("images/selenium.png")
     probes = vniah_probes(needles, "hay.mp4", 100.0, [0.0, 0.5, 1.0], seconds=3)
     assert [p.evidence for p in probes] == [(0.0, 3.0), (50.0, 53.0), (97.0, 100.0)]
 
@@ -128,8 +129,8 @@ def test_causal_protocol_on_a_real_memory(files, tmp_path):
     scores = score_probes(results)
     assert scores["leakage"] == 0 and scores["n"] == len(probes)
     by_id = {(r.probe.benchmark, r.probe.id): r for r in results}
-    assert by_id[("streamingbench", "0-0")].correct          # asked after the code slide
+    assert by_id[("streamingbench", "lecture_1")].correct    # asked after the code slide
     assert by_id[("ovobench", "2")].correct
-    assert by_id[("mlvu", "0")].correct
+    assert by_id[("mlvu", "mlvu_0")].correct
     needle = by_id[("vniah", "0@0.5")]
     assert needle.evidence_hit and needle.correct

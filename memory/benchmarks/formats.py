@@ -1,18 +1,10 @@
-"""Loaders for published streaming/long-video QA annotation files, as causal `Probe`s.
+"""The one type every published benchmark is read into, and the helpers its loaders share.
 
-Each benchmark's own JSON layout is read into one type: a `Probe` is a question about a
-video asked at a media time (``ask_at``; None = at the end), with options and the
-expected answer. Formats (as published by their authors):
-
-- StreamingBench: a list of ``{"video_path", "questions": [{"task_type", "question",
-  "time_stamp": "HH:MM:SS", "options": ["A. ...", ...], "answer": "B"}]}``.
-- OVO-Bench: a list (or ``{"backward": [...], "realtime": [...], "forward": [...]}``) of
-  ``{"id", "video", "task", "question", "options", "realtime", "gt"}``; forward tasks
-  (REC, SSR, CRR) instead carry ``test_info: [{"realtime", "count" | "type", "step"?}]``.
-- MLVU: a list of ``{"video", "question", "candidates", "answer" (the text),
-  "question_type", "duration"?}``, asked after the whole video.
-- V-NIAH (LongVA): a list of ``{"path" (needle image), "prompt", "answer"}``; the needle
-  is inserted into a haystack at chosen depths (see `vniah_probes`).
+A `Probe` is a question about a video asked at a media time (``ask_at``; None = at the
+end of the video), with options and the expected answer, under the benchmark's own id.
+The loaders, one module per benchmark, read the authors' annotation files as published
+(`memory.benchmarks.streamingbench`, ``ovobench``, ``mlvu``, ``vnbench``, ``vniah``); each
+module also scores by the authors' own rule and writes their result/submission files.
 """
 
 from __future__ import annotations
@@ -25,12 +17,8 @@ from typing import Any
 
 from memory.errors import MemoryToolkitError
 
-__all__ = ["OVO_SPLITS", "Probe", "load_mlvu", "load_ovobench", "load_streamingbench",
-           "load_vniah", "vniah_probes"]
-
-OVO_SPLITS = {"backward": ("EPM", "ASI", "HLD"),
-              "realtime": ("STU", "OJR", "ATR", "ACR", "OCR", "FPD"),
-              "forward": ("REC", "SSR", "CRR")}
+__all__ = ["AnnotationError", "Probe", "clock", "leading_letter", "read_json", "require",
+           "strip_letter"]
 
 
 class AnnotationError(MemoryToolkitError, ValueError):
@@ -41,7 +29,10 @@ class AnnotationError(MemoryToolkitError, ValueError):
 class Probe:
     """One question on the causal timeline: asked at ``ask_at`` seconds (None: at the
     end of the video), answered by ``answer`` (an option letter, a number, Yes/No or a
-    short text). ``evidence`` is the span holding the answer, when the format says."""
+    short text; empty when the file has no answers, as in a test set). ``id`` is the
+    benchmark's own question id; ``group`` ties probes scored together (VNBench's tries,
+    a StreamingBench SQA sequence); ``evidence`` is the span holding the answer, when the
+    format says; ``extras`` keeps the format's other fields."""
 
     benchmark: str
     id: str
@@ -54,6 +45,7 @@ class Probe:
     split: str = ""
     evidence: tuple[float, float] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    group: str = ""
 
     def prompt(self) -> str:
         """The question with lettered options, as the benchmarks pose it."""
@@ -63,23 +55,42 @@ class Probe:
         return f"{self.question}\n{letters}"
 
 
-def _read(path: str | Path, name: str) -> Any:
+def read_json(path: str | Path, name: str) -> Any:
+    """A JSON file, or a JSON-lines file (one object per line)."""
     try:
-        return json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
         raise AnnotationError(f"cannot read the {name} annotation file {path} ({exc}); pass "
-                              f"the JSON file from the benchmark's release") from exc
+                              f"the file from the benchmark's release") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        error = exc
+    try:
+        return [json.loads(line) for line in text.splitlines() if line.strip()] or _none()
+    except (json.JSONDecodeError, ValueError):
+        raise AnnotationError(f"cannot read the {name} annotation file {path} ({error}); "
+                              f"pass the JSON file from the benchmark's release") from error
 
 
-def _need(item: dict, keys: tuple[str, ...], name: str, path) -> None:
+def _none():
+    raise ValueError("empty file")
+
+
+def require(item: Any, keys: tuple[str, ...], name: str, path) -> None:
+    """Every entry of a format has these keys, or the file is not that format."""
+    if not isinstance(item, dict):
+        raise AnnotationError(f"{path} is not a {name} file: an entry is a "
+                              f"{type(item).__name__}, not an object; check that you loaded "
+                              f"it with the right loader")
     missing = [k for k in keys if k not in item]
     if missing:
         raise AnnotationError(f"{path} is not a {name} file: an entry lacks {missing}; "
                               f"check that you loaded it with the right loader")
 
 
-def clock(text: str) -> float:
-    """'00:01:52' or '1:52' -> 112.0."""
+def clock(text: str | float) -> float:
+    """'00:01:52', '1:52' or 112 -> 112.0."""
     total = 0.0
     for part in str(text).strip().split(":"):
         total = total * 60 + float(part)
@@ -89,104 +100,12 @@ def clock(text: str) -> float:
 _LETTER = re.compile(r"^\s*\(?([A-Z])[.)]\s*")
 
 
-def _strip_letter(option: str) -> str:
-    return _LETTER.sub("", option, count=1).strip()
+def strip_letter(option: str) -> str:
+    """'B. A map.' -> 'A map.' (options that carry their own letter)."""
+    return _LETTER.sub("", str(option), count=1).strip()
 
 
-def load_streamingbench(path: str | Path) -> list[Probe]:
-    data = _read(path, "StreamingBench")
-    probes = []
-    for v, video in enumerate(data):
-        _need(video, ("video_path", "questions"), "StreamingBench", path)
-        for q, item in enumerate(video["questions"]):
-            _need(item, ("question", "time_stamp", "answer"), "StreamingBench", path)
-            probes.append(Probe(
-                "streamingbench", f"{v}-{q}", video["video_path"], item["question"],
-                str(item["answer"]).strip(), clock(item["time_stamp"]),
-                tuple(_strip_letter(o) for o in item.get("options", [])),
-                item.get("task_type", ""), item.get("required_ability", "")))
-    return probes
-
-
-def load_ovobench(path: str | Path) -> list[Probe]:
-    data = _read(path, "OVO-Bench")
-    items = [x for split in OVO_SPLITS for x in data.get(split, [])] \
-        if isinstance(data, dict) else data
-    probes: list[Probe] = []
-    for item in items:
-        _need(item, ("id", "video", "task"), "OVO-Bench", path)
-        split = next((s for s, tasks in OVO_SPLITS.items() if item["task"] in tasks), "")
-        if split == "forward":
-            probes += _ovo_forward(item, path)
-            continue
-        _need(item, ("question", "options", "realtime", "gt"), "OVO-Bench", path)
-        probes.append(Probe("ovobench", str(item["id"]), item["video"], item["question"],
-                            chr(65 + int(item["gt"])), float(item["realtime"]),
-                            tuple(item["options"]), item["task"], split))
-    return probes
-
-
-def _ovo_forward(item: dict, path) -> list[Probe]:
-    _need(item, ("test_info",), "OVO-Bench", path)
-    out = []
-    for i, info in enumerate(item["test_info"]):
-        task = item["task"]
-        if task == "REC":
-            question = f"How many times did they {item.get('activity', 'do it')}?"
-            answer = str(info["count"])
-        elif task == "SSR":
-            question = f"Is the person now performing this step: {info.get('step', '')}?"
-            answer = "Yes" if int(info["type"]) == 1 else "No"
-        else:
-            question = f"{item.get('question', '')} Is there enough information to answer now?"
-            answer = "Yes" if int(info["type"]) == 1 else "No"
-        out.append(Probe("ovobench", f"{item['id']}-{i}", item["video"], question, answer,
-                         float(info["realtime"]), (), task, "forward"))
-    return out
-
-
-def load_mlvu(path: str | Path) -> list[Probe]:
-    data = _read(path, "MLVU")
-    probes = []
-    for n, item in enumerate(data):
-        _need(item, ("video", "question", "candidates", "answer"), "MLVU", path)
-        candidates = tuple(item["candidates"])
-        if item["answer"] not in candidates:
-            raise AnnotationError(f"{path}: entry {n} has an answer that is not one of its "
-                                  f"candidates; the file is damaged")
-        letter = chr(65 + candidates.index(item["answer"]))
-        ask = item.get("duration")
-        probes.append(Probe("mlvu", str(n), item["video"], item["question"], letter,
-                            None if ask is None else float(ask), candidates,
-                            item.get("question_type", ""), "offline"))
-    return probes
-
-
-def load_vniah(path: str | Path) -> list[dict[str, str]]:
-    """Needles: ``{"image": absolute path, "question": ..., "answer": ...}``."""
-    data = _read(path, "V-NIAH")
-    root = Path(path).parent
-    needles = []
-    for item in data:
-        _need(item, ("path", "prompt", "answer"), "V-NIAH", path)
-        image = Path(item["path"])
-        if not image.is_absolute():
-            image = root / "images" / image if (root / "images" / image).exists() \
-                else root / image
-        needles.append({"image": str(image), "question": item["prompt"].strip(),
-                        "answer": str(item["answer"]).strip()})
-    return needles
-
-
-def vniah_probes(needles: list[dict[str, str]], video: str, duration: float,
-                 depths: list[float], seconds: float = 2.0) -> list[Probe]:
-    """One probe per needle and depth: the needle is shown for ``seconds`` starting at
-    ``depth * duration``; asked at the end of the haystack."""
-    probes = []
-    for n, needle in enumerate(needles):
-        for d in depths:
-            start = min(max(0.0, d * duration), max(0.0, duration - seconds))
-            probes.append(Probe("vniah", f"{n}@{d:g}", video, needle["question"],
-                                needle["answer"], None, (), "needle", f"{d:g}",
-                                (start, start + seconds), {"image": needle["image"]}))
-    return probes
+def leading_letter(text: str) -> str | None:
+    """The option letter a reply starts with ('B', '(B) ...', 'B. ...'), if any."""
+    match = re.match(r"^\s*\(?([A-Z])\b[).:]?", text or "")
+    return match.group(1) if match else None

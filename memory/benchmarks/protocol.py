@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from memory.benchmarks.formats import Probe
 
-__all__ = ["ProbeResult", "is_correct", "run_probes", "score_probes"]
+__all__ = ["ProbeResult", "ask", "found", "is_correct", "run_probes", "score_probes"]
 
 _LEADING_LETTER = re.compile(r"^\s*\(?([A-Z])\b[).:]?")
+YES_NO_TASKS = ("SSR", "CRR")  # OVO-Bench forward tasks answered Yes/No
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class ProbeResult:
     correct: bool
     evidence_end: float          # the latest time any cited or recent moment reaches
     evidence_hit: bool | None    # a citation overlaps the probe's evidence span (if known)
+    extras: dict[str, Any] = field(default_factory=dict)  # e.g. a proactive dialog history
 
 
 def is_correct(probe: Probe, response: str) -> bool:
@@ -58,23 +60,41 @@ def _choose(probe: Probe, text: str, evidence: str, embedder: Any) -> str:
     return chr(65 + int(np.argmax(vectors[1:] @ vectors[0])))
 
 
+def found(reply: Any) -> bool:
+    """Did the memory find something to answer from? ``Answer.found`` where the answer
+    API has it, else whether it cited any moment."""
+    flag = getattr(reply, "found", None)
+    return bool(reply.citations) if flag is None else bool(flag)
+
+
+def respond(probe: Probe, reply: Any, embedder: Any) -> str:
+    """What the system answers, in the form the benchmark asks for: an option letter for
+    multiple choice, Yes/No for yes/no tasks, else the reply's text."""
+    if probe.task in YES_NO_TASKS:
+        return "Yes" if found(reply) else "No"
+    moments = list(reply.citations) + ([reply.recent] if reply.recent else [])
+    return _choose(probe, reply.text, " ".join(m.text for m in moments), embedder)
+
+
+def ask(memory: Any, probe: Probe, k: int = 5,
+        correct: Callable[[Probe, str], bool] | None = None) -> ProbeResult:
+    """Ask one probe at its own time on ``memory`` (which holds the probe's video)."""
+    at = probe.ask_at if probe.ask_at is not None else memory.duration
+    reply = memory.answer(probe.prompt(), at=at, k=k)
+    response = respond(probe, reply, memory.models.get("embedder"))
+    hit = None
+    if probe.evidence is not None:
+        lo, hi = probe.evidence
+        hit = any(m.start < hi and m.end > lo for m in reply.citations)
+    moments = list(reply.citations) + ([reply.recent] if reply.recent else [])
+    end = max((m.end for m in moments), default=0.0)
+    ok = (correct or is_correct)(probe, response) if probe.answer else False
+    return ProbeResult(probe, at, response, ok, end, hit)
+
+
 def run_probes(memory: Any, probes: Sequence[Probe], k: int = 5) -> list[ProbeResult]:
     """Ask each probe at its time on ``memory`` (already holding the probe's video)."""
-    embedder = memory.models.get("embedder")
-    results = []
-    for probe in probes:
-        at = probe.ask_at if probe.ask_at is not None else memory.duration
-        reply = memory.answer(probe.prompt(), at=at, k=k)
-        moments = list(reply.citations) + ([reply.recent] if reply.recent else [])
-        evidence = " ".join(m.text for m in moments)
-        response = _choose(probe, reply.text, evidence, embedder)
-        hit = None
-        if probe.evidence is not None:
-            lo, hi = probe.evidence
-            hit = any(m.start < hi and m.end > lo for m in reply.citations)
-        end = max((m.end for m in moments), default=0.0)
-        results.append(ProbeResult(probe, at, response, is_correct(probe, response), end, hit))
-    return results
+    return [ask(memory, probe, k) for probe in probes]
 
 
 def score_probes(results: Sequence[ProbeResult]) -> dict[str, Any]:
