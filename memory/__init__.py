@@ -20,8 +20,10 @@ from memory.errors import (
     VideoNotFoundError,
 )
 from memory.media import SAMPLE_RATE, Frame, VideoChunk, VideoInfo
-from memory.answer import Answer, Answerer, ExtractiveAnswerer, Moment
-from memory.captioner import Captioner, TransformersVLM, VLMOptions
+from memory.evidence import Answer, Evidence, Moment
+from memory.models.base import Answerer, Captioner, Reranker
+from memory.answer import ExtractiveAnswerer
+from memory.captioner import TransformersVLM, VLMOptions
 from memory.index import FaissIndex, IndexOptions, VectorIndex
 from memory.store import MemoryModels, StoreOptions, VideoMemory
 
@@ -58,11 +60,13 @@ __all__ = [
     "Answer",
     "Answerer",
     "Captioner",
+    "Evidence",
     "ExtractiveAnswerer",
     "FaissIndex",
     "IndexOptions",
     "MemoryModels",
     "Moment",
+    "Reranker",
     "StoreOptions",
     "TransformersVLM",
     "VLMOptions",

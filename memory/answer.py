@@ -1,7 +1,7 @@
-"""What the memory returns: `Moment`, `Answer`, and the `Answerer` seam.
+"""The embedded answerer: extractive replies quoted from the retrieved moments.
 
-`Moment` is one retrieved stretch of video (a chunk window, a segment or a chapter) with
-everything needed to quote it; `Answer` is a reply with its citations. The embedded
+The data it works on (`Moment`, `Answer`) lives in `memory.evidence`, the `Answerer`
+seam in `memory.models.base`; both are re-exported here. The embedded
 `ExtractiveAnswerer` needs no model: it quotes the best sentence of the best moments
 with their times. A generative backend (`memory.captioner.TransformersVLM`) implements
 the same Protocol. This module sits below the store, which imports it.
@@ -11,69 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass
 
+from memory.evidence import Answer, Moment, format_time
 from memory.lexical import tokenize
+from memory.models.base import Answerer
 
 __all__ = ["Answer", "Answerer", "ExtractiveAnswerer", "Moment", "format_time"]
-
-
-@dataclass(frozen=True)
-class Moment:
-    """A retrieved stretch of video, in media seconds.
-
-    ``text`` is the summary that was indexed; ``transcript`` what was said; ``ocr_text``
-    what was on screen; ``keyframe`` a JPEG path (None when the stretch had none);
-    ``level`` is "chunk" (the raw recent window), "segment" or "chapter".
-    """
-
-    start: float
-    end: float
-    score: float
-    text: str
-    transcript: str = ""
-    ocr_text: str = ""
-    keyframe: str | None = None
-    level: str = "segment"
-    id: int | None = None
-    caption: str = ""
-
-    def span(self) -> str:
-        return f"{format_time(self.start)}-{format_time(self.end)}"
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A reply to a question asked at media time ``asked_at``, with the moments it cites.
-
-    ``recent`` is the last ~60 s before ``asked_at``: always handed to the answerer, so a
-    question about what just happened is never answered from older memory alone.
-    """
-
-    question: str
-    text: str
-    citations: tuple[Moment, ...] = ()
-    asked_at: float | None = None
-    recent: Moment | None = None
-    time_window: tuple[float | None, float | None] = (None, None)
-    extras: dict = field(default_factory=dict)
-
-
-@runtime_checkable
-class Answerer(Protocol):
-    """Writes a reply from a question and the retrieved moments (best first)."""
-
-    def answer(self, question: str, moments: Sequence[Moment],
-               recent: Moment | None = None) -> str: ...
-
-
-def format_time(seconds: float) -> str:
-    """Media time as m:ss (or h:mm:ss past the hour)."""
-    s = int(round(max(0.0, seconds)))
-    h, rem = divmod(s, 3600)
-    m, sec = divmod(rem, 60)
-    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")

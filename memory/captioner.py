@@ -16,25 +16,19 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
-from memory.answer import Moment
 from memory.errors import ModelUnavailableError
+from memory.evidence import Moment
+from memory.models.base import Captioner
 
 __all__ = ["Captioner", "TransformersVLM", "VLMOptions"]
 
 logger = logging.getLogger(__name__)
 
 _FAMILIES = ("qwen2_5_vl", "qwen2_vl")
-
-
-@runtime_checkable
-class Captioner(Protocol):
-    """Describes an RGB uint8 image in a short sentence."""
-
-    def caption(self, image: np.ndarray) -> str: ...
 
 
 @dataclass

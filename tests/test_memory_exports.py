@@ -11,14 +11,14 @@ import pytest
 PUBLIC = {
     "memory": {
         "Answer", "Answerer", "AudioFormatError", "CameraError", "Captioner", "EmptyVideoError",
-        "ExtractiveAnswerer", "FaissIndex", "Frame", "IndexOptions", "MemoryModels",
+        "Evidence", "ExtractiveAnswerer", "FaissIndex", "Frame", "IndexOptions", "MemoryModels",
         "MemoryToolkitError", "MissingExtraError", "ModelUnavailableError", "Moment",
-        "NoVideoStreamError", "NotAVideoError", "SAMPLE_RATE", "StoreError", "StoreOptions",
+        "NoVideoStreamError", "NotAVideoError", "Reranker", "SAMPLE_RATE", "StoreError", "StoreOptions",
         "TransformersVLM", "TruncatedVideoError", "VLMOptions", "VectorIndex", "VideoChunk",
         "VideoError", "VideoInfo", "VideoMemory", "VideoNotFoundError",
     },
     "memory.models": {
-        "EspeakSynthesizer", "MiniLMEmbedder", "RapidOCRReader", "SileroSpeechDetector",
+        "Answerer", "Captioner", "Relevance", "Reranker", "EspeakSynthesizer", "MiniLMEmbedder", "RapidOCRReader", "SileroSpeechDetector",
         "Speech", "SpeechDetector", "SpeechRegion", "SpeechSynthesizer", "TextBox",
         "TextEmbedder", "TextReader", "Transcriber", "Transcript", "TranscriptSegment",
         "VADStream", "VOICES", "WhisperTranscriber", "Word", "word_error_rate",

@@ -185,3 +185,27 @@ def test_questions_from_another_thread_during_ingest(tmp_path, models, stream):
         assert all(m.end <= at + 1e-6 for m in mem.search("secret code", k=3, before=at))
     writer.join()
     assert not errors and mem.version == len(chunks)
+
+
+def test_an_older_memory_gets_its_lexical_index_and_units_on_open(built, models, tmp_path):
+    """A memory written before the FTS5 index and the evidence units existed is filled
+    in from its own rows when opened, and then answers exactly like a new one."""
+    import sqlite3
+
+    mem, _ = built
+    mem.checkpoint()
+    copy = tmp_path / "older"
+    shutil.copytree(mem.directory, copy)
+    conn = sqlite3.connect(copy / "memory.sqlite")
+    conn.execute("DELETE FROM segments_fts")
+    conn.execute("DELETE FROM chapters_fts")
+    conn.execute("DELETE FROM units")
+    conn.execute("DELETE FROM meta WHERE key='units'")
+    conn.commit()
+    conn.close()
+    older = VideoMemory.open(copy, models=models)
+    assert len(older.db.all_units()) == len(mem.db.all_units()) > 0
+    for q in ("secret code", "guest speaker", "rain"):
+        assert [(m.start, m.end, m.score) for m in older.search(q, k=4)] == \
+            [(m.start, m.end, m.score) for m in mem.search(q, k=4)]
+    assert older.db.segment_text.search("elephant", 3) == mem.db.segment_text.search("elephant", 3)

@@ -81,7 +81,7 @@ def ask(memory: Any, probe: Probe, k: int = 5,
     """Ask one probe at its own time on ``memory`` (which holds the probe's video)."""
     at = probe.ask_at if probe.ask_at is not None else memory.duration
     reply = memory.answer(probe.prompt(), at=at, k=k)
-    response = respond(probe, reply, memory.models.get("embedder"))
+    response = respond(probe, reply, memory.models.embedder)
     hit = None
     if probe.evidence is not None:
         lo, hi = probe.evidence

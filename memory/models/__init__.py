@@ -33,6 +33,10 @@ import importlib
 from typing import Any
 
 from memory.models.base import (
+    Answerer,
+    Captioner,
+    Relevance,
+    Reranker,
     Speech,
     SpeechDetector,
     SpeechRegion,
@@ -58,6 +62,10 @@ _LAZY = {
 }
 
 __all__ = [
+    "Answerer",
+    "Captioner",
+    "Relevance",
+    "Reranker",
     "Speech",
     "SpeechDetector",
     "SpeechRegion",

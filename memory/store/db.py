@@ -1,10 +1,15 @@
 """The memory directory on disk: a version file, SQLite metadata, key-frame JPEGs.
 
-SQLite (WAL mode) is the commit log: a batch of chunks, the key frames, segments and
-chapters they closed, and the new ``version`` are written in one transaction, so a
-process killed at any point leaves the last committed chunk intact and nothing half
-written. The vector-index files are checkpoints of what SQLite holds (embeddings are
-stored as blobs) and are topped up from it on open.
+SQLite (WAL mode) is the commit log: a batch of chunks, the key frames, segments (with
+their evidence units) and chapters they closed, the lexical index rows of those segments
+and chapters, and the new ``version`` are written in one transaction, so a process
+killed at any point leaves the last committed chunk intact and nothing half written.
+The vector-index files are checkpoints of what SQLite holds (embeddings are stored as
+blobs) and are topped up from it on open. Lexical search is FTS5 in the same file
+(`TextIndex`), so it is on disk and never rebuilt.
+
+Reads are named by meaning (`MemoryDB.chunks_ending_in`, `MemoryDB.segments_by_id`, ...);
+no SQL leaves this module.
 """
 
 from __future__ import annotations
@@ -12,19 +17,30 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from memory.errors import StoreError
+from memory.lexical import fts5_bm25, fts_query, index_terms, tokenize
 from memory.models.base import Word
-from memory.store.records import ChapterRecord, ChunkRecord, KeyFrameRecord, SegmentRecord
+from memory.store.records import (
+    ChapterRecord,
+    ChunkRecord,
+    KeyFrameRecord,
+    SegmentRecord,
+    UnitRecord,
+)
 
-__all__ = ["FORMAT", "MemoryDB", "read_format", "write_format"]
+__all__ = ["FORMAT", "UNITS_VERSION", "MemoryDB", "TextIndex", "read_format", "write_format"]
 
 FORMAT = 1
-"""Version of the memory-directory layout this code reads and writes."""
+"""Version of the memory-directory layout this code reads and writes (tables added since
+format 1 was first written, such as the lexical index and the units, are filled in from
+the rows already there when an older directory is opened)."""
 VERSION_FILE = "VERSION"
+UNITS_VERSION = "1"  # how evidence units are cut (`memory.store.units`)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -39,7 +55,21 @@ CREATE TABLE IF NOT EXISTS segments (id INTEGER PRIMARY KEY, start REAL, end REA
     keyframe_id INTEGER, summary TEXT, embedding BLOB, chapter_id INTEGER);
 CREATE TABLE IF NOT EXISTS chapters (id INTEGER PRIMARY KEY, start REAL, end REAL,
     first_segment INTEGER, last_segment INTEGER, summary TEXT, embedding BLOB);
+CREATE TABLE IF NOT EXISTS units (id INTEGER PRIMARY KEY, segment_id INTEGER, kind TEXT,
+    start REAL, end REAL, text TEXT, template TEXT, keyframe_id INTEGER, embedding BLOB);
+CREATE INDEX IF NOT EXISTS units_segment ON units(segment_id);
+CREATE INDEX IF NOT EXISTS units_template ON units(template);
+CREATE VIRTUAL TABLE IF NOT EXISTS segments_fts USING fts5(terms,
+    tokenize='unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE IF NOT EXISTS chapters_fts USING fts5(terms,
+    tokenize='unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE IF NOT EXISTS segments_vocab USING fts5vocab(segments_fts, row);
+CREATE VIRTUAL TABLE IF NOT EXISTS chapters_vocab USING fts5vocab(chapters_fts, row);
 """
+
+_CHUNK_COLUMNS = ("SELECT c.idx, c.start, c.end, c.words, c.keyframe_id, c.segment_id, "
+                  "k.ocr_text, k.caption FROM chunks c "
+                  "LEFT JOIN keyframes k ON k.id = c.keyframe_id ")
 
 
 def write_format(directory: Path) -> None:
@@ -82,6 +112,67 @@ def _vector(blob: bytes | None) -> np.ndarray | None:
     return None if blob is None else np.frombuffer(blob, dtype=np.float32).copy()
 
 
+def _marks(values: Sequence) -> str:
+    return ",".join("?" * len(values))
+
+
+class TextIndex:
+    """The FTS5 index of one level (segments or chapters): BM25 over their summaries.
+
+    Row ids are the level's ids, which grow with time, so a time window (and the causal
+    cutoff) is an id range FTS5 applies itself. Terms are `memory.lexical.index_terms`.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, table: str) -> None:
+        self.conn, self.table = conn, table
+        self.vocab = table.replace("_fts", "_vocab")
+        self._totals = (-1, 0)  # (rows, terms) of the index when last counted
+
+    def write(self, row_id: int, text: str) -> None:
+        """Index ``text`` as row ``row_id`` (replacing it); call inside a transaction."""
+        self.conn.execute(f"DELETE FROM {self.table} WHERE rowid=?", (row_id,))
+        self.conn.execute(f"INSERT INTO {self.table}(rowid, terms) VALUES (?, ?)",
+                          (row_id, index_terms(text)))
+
+    def search(self, query: str, k: int,
+               id_range: tuple[int, int] | None = None) -> list[tuple[int, float]]:
+        """The ``k`` best ``(id, bm25)`` rows in ``id_range`` (higher is better)."""
+        match = fts_query(query)
+        if match is None:
+            return []
+        lo, hi = id_range if id_range is not None else (-(2**62), 2**62)
+        rows = self.conn.execute(
+            f"SELECT rowid, bm25({self.table}) AS r FROM {self.table} WHERE {self.table} "
+            f"MATCH ? AND rowid >= ? AND rowid < ? ORDER BY r, rowid LIMIT ?",
+            (match, lo, hi, k)).fetchall()
+        return [(int(i), -float(r)) for i, r in rows]
+
+    def score_text(self, query: str, text: str) -> float:
+        """BM25 of a text outside the index, with the index's statistics (FTS5's formula),
+        so it ranks on the same scale as indexed rows."""
+        terms = list(dict.fromkeys(tokenize(query)))
+        if not terms:
+            return 0.0
+        docs, tokens = self._size()
+        df = dict(self.conn.execute(
+            f"SELECT term, doc FROM {self.vocab} WHERE term IN ({_marks(terms)})", terms))
+        return fts5_bm25(query, text, docs, tokens, df)
+
+    def _size(self) -> tuple[int, int]:
+        """Rows and terms in the index; the terms are recounted only when rows changed
+        (rows are appended, never edited, so the row count is a sufficient key)."""
+        docs = self.conn.execute(f"SELECT COUNT(*) FROM {self.table}_docsize").fetchone()[0]
+        if docs != self._totals[0]:
+            tokens = self.conn.execute(f"SELECT COALESCE(SUM(cnt), 0) FROM {self.vocab}"
+                                       ).fetchone()[0]
+            self._totals = (docs, int(tokens))
+        return self._totals
+
+    def missing(self, ids: Iterable[int]) -> list[int]:
+        have = {r[0] for r in self.conn.execute(f"SELECT rowid FROM {self.table}")}
+        return [i for i in ids if i not in have]
+
+
 class MemoryDB:
     """The SQLite file of one memory directory."""
 
@@ -97,6 +188,9 @@ class MemoryDB:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open the memory database {path} ({exc}); the directory "
                              f"is damaged or not a memory: recreate it") from exc
+        self.segment_text = TextIndex(self.conn, "segments_fts")
+        self.chapter_text = TextIndex(self.conn, "chapters_fts")
+        self._fill_text_indexes()
 
     def close(self) -> None:
         self.conn.close()
@@ -140,6 +234,17 @@ class MemoryDB:
                  s.keyframe_id, s.summary, _blob(s.embedding), s.chapter_id))
             self.conn.execute("UPDATE chunks SET segment_id=? WHERE idx BETWEEN ? AND ?",
                               (s.id, s.first_chunk, s.last_chunk))
+            self.segment_text.write(s.id, s.summary)
+            if s.units:
+                self._units(s.id, s.units)
+
+    def _units(self, segment_id: int, units: list[UnitRecord]) -> None:
+        self.conn.execute("DELETE FROM units WHERE segment_id=?", (segment_id,))
+        self.conn.executemany(
+            "INSERT INTO units (segment_id, kind, start, end, text, template, keyframe_id, "
+            "embedding) VALUES (?,?,?,?,?,?,?,?)",
+            [(segment_id, u.kind, u.start, u.end, u.text, u.template, u.keyframe_id,
+              _blob(u.embedding)) for u in units])
 
     def _chapters(self, chapters: list[ChapterRecord]) -> None:
         for ch in chapters:
@@ -148,23 +253,62 @@ class MemoryDB:
                                ch.summary, _blob(ch.embedding)))
             self.conn.execute("UPDATE segments SET chapter_id=? WHERE id BETWEEN ? AND ?",
                               (ch.id, ch.first_segment, ch.last_segment))
+            self.chapter_text.write(ch.id, ch.summary)
 
-    # -- reads ----------------------------------------------------------------------
+    def write_units(self, units_by_segment: dict[int, list[UnitRecord]]) -> None:
+        """Store the units of already closed segments (filling in an older memory)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for segment_id, units in units_by_segment.items():
+                self._units(segment_id, units)
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def _fill_text_indexes(self) -> None:
+        """Index rows written before the lexical index existed (an older memory)."""
+        for index, table in ((self.segment_text, "segments"), (self.chapter_text, "chapters")):
+            ids = [r[0] for r in self.conn.execute(f"SELECT id FROM {table}")]
+            todo = index.missing(ids)
+            if not todo:
+                continue
+            rows = self.conn.execute(f"SELECT id, summary FROM {table} WHERE id IN "
+                                     f"({_marks(todo)})", todo).fetchall()
+            self.conn.execute("BEGIN IMMEDIATE")
+            for row_id, summary in rows:
+                index.write(row_id, summary or "")
+            self.conn.execute("COMMIT")
+
+    # -- chunks and key frames ---------------------------------------------------------
     def last_chunk(self) -> int:
         row = self.conn.execute("SELECT MAX(idx) FROM chunks").fetchone()
         return -1 if row[0] is None else int(row[0])
 
-    def next_id(self, table: str) -> int:
-        row = self.conn.execute(f"SELECT MAX(id) FROM {table}").fetchone()
-        return 0 if row[0] is None else int(row[0]) + 1
+    def media_end(self) -> float:
+        """The end of the last committed chunk (media seconds; 0 when empty)."""
+        row = self.conn.execute("SELECT MAX(end) FROM chunks").fetchone()
+        return float(row[0] or 0.0)
 
-    def chunks(self, where: str = "1", args: tuple = ()) -> list[ChunkRecord]:
-        rows = self.conn.execute(
-            "SELECT c.idx, c.start, c.end, c.words, c.keyframe_id, c.segment_id, "
-            "k.ocr_text, k.caption FROM chunks c LEFT JOIN keyframes k ON k.id = c.keyframe_id "
-            f"WHERE {where} ORDER BY c.idx", args).fetchall()
+    def _chunks(self, where: str, args: tuple = ()) -> list[ChunkRecord]:
+        rows = self.conn.execute(f"{_CHUNK_COLUMNS} WHERE {where} ORDER BY c.idx",
+                                 args).fetchall()
         return [ChunkRecord(r[0], r[1], r[2], _words(r[3]), r[4], r[6] or "", r[7] or "",
                             None, r[5]) for r in rows]
+
+    def all_chunks(self) -> list[ChunkRecord]:
+        return self._chunks("1")
+
+    def open_chunks(self) -> list[ChunkRecord]:
+        """Committed chunks not yet closed into a segment."""
+        return self._chunks("c.segment_id IS NULL")
+
+    def chunks_ending_in(self, lo: float, hi: float) -> list[ChunkRecord]:
+        """Chunks with ``lo < end <= hi`` (a tolerance of 1e-6 s on both edges)."""
+        return self._chunks("c.end > ? AND c.end <= ?", (lo + 1e-6, hi + 1e-6))
+
+    def chunks_of_segments(self, segment_ids: Sequence[int]) -> list[ChunkRecord]:
+        return self._chunks(f"c.segment_id IN ({_marks(segment_ids)})", tuple(segment_ids))
 
     def keyframe(self, keyframe_id: int) -> KeyFrameRecord | None:
         r = self.conn.execute("SELECT * FROM keyframes WHERE id=?", (keyframe_id,)).fetchone()
@@ -175,15 +319,91 @@ class MemoryDB:
         row = self.conn.execute("SELECT MAX(id) FROM keyframes").fetchone()
         return None if row[0] is None else self.keyframe(int(row[0]))
 
-    def segments(self, where: str = "1", args: tuple = ()) -> list[SegmentRecord]:
+    def keyframes_before(self, t: float) -> int:
+        """How many key frames with on-screen text appeared before ``t``."""
+        return self.conn.execute("SELECT COUNT(*) FROM keyframes WHERE time < ? AND "
+                                 "ocr_text != ''", (t,)).fetchone()[0]
+
+    # -- segments, units and chapters -----------------------------------------------------
+    def next_segment_id(self) -> int:
+        return self._next_id("segments")
+
+    def next_chapter_id(self) -> int:
+        return self._next_id("chapters")
+
+    def _next_id(self, table: str) -> int:
+        row = self.conn.execute(f"SELECT MAX(id) FROM {table}").fetchone()
+        return 0 if row[0] is None else int(row[0]) + 1
+
+    def _segments_where(self, where: str, args: tuple = ()) -> list[SegmentRecord]:
         rows = self.conn.execute(f"SELECT * FROM segments WHERE {where} ORDER BY id",
                                  args).fetchall()
         return [SegmentRecord(*r[:9], _vector(r[9]), r[10]) for r in rows]
 
-    def chapters(self, where: str = "1", args: tuple = ()) -> list[ChapterRecord]:
+    def all_segments(self) -> list[SegmentRecord]:
+        return self._segments_where("1")
+
+    def open_segments(self) -> list[SegmentRecord]:
+        """Closed segments not yet rolled into a chapter."""
+        return self._segments_where("chapter_id IS NULL")
+
+    def segments_by_id(self, ids: Sequence[int]) -> list[SegmentRecord]:
+        return self._segments_where(f"id IN ({_marks(ids)})", tuple(ids)) if ids else []
+
+    def segments_ending_in(self, lo: float, hi: float) -> list[SegmentRecord]:
+        """Segments with ``lo < end <= hi`` (``hi`` with a 1e-6 s tolerance)."""
+        return self._segments_where("end > ? AND end <= ?", (lo, hi + 1e-6))
+
+    def units_built(self) -> bool:
+        """Whether every closed segment has had its units cut (false in an older memory)."""
+        return self.get_meta("units") == UNITS_VERSION
+
+    def segments_without_units(self) -> list[int]:
+        rows = self.conn.execute("SELECT id FROM segments WHERE id NOT IN "
+                                 "(SELECT DISTINCT segment_id FROM units) ORDER BY id")
+        return [r[0] for r in rows]
+
+    def mark_units_built(self) -> None:
+        self.set_meta("units", UNITS_VERSION)
+
+    def _units_where(self, where: str, args: tuple = ()) -> list[UnitRecord]:
+        rows = self.conn.execute(
+            "SELECT kind, text, start, end, template, keyframe_id, segment_id, embedding "
+            f"FROM units WHERE {where} ORDER BY start, id", args).fetchall()
+        return [UnitRecord(*r[:7], _vector(r[7])) for r in rows]
+
+    def all_units(self) -> list[UnitRecord]:
+        return self._units_where("1")
+
+    def units_of(self, segment_ids: Sequence[int]) -> list[UnitRecord]:
+        """The units of these segments, in time order, with their embeddings."""
+        if not segment_ids:
+            return []
+        return self._units_where(f"segment_id IN ({_marks(segment_ids)})", tuple(segment_ids))
+
+    def screen_counts(self, templates: Sequence[str], before: float) -> dict[str, int]:
+        """For each screen-line template, on how many key frames before ``before`` it was."""
+        if not templates:
+            return {}
+        rows = self.conn.execute(
+            "SELECT template, COUNT(DISTINCT keyframe_id) FROM units WHERE kind='shown' AND "
+            f"start < ? AND template IN ({_marks(templates)}) GROUP BY template",
+            (before, *templates)).fetchall()
+        return dict(rows)
+
+    def _chapters_where(self, where: str, args: tuple = ()) -> list[ChapterRecord]:
         rows = self.conn.execute(f"SELECT * FROM chapters WHERE {where} ORDER BY id",
                                  args).fetchall()
         return [ChapterRecord(*r[:6], _vector(r[6])) for r in rows]
+
+    def all_chapters(self) -> list[ChapterRecord]:
+        return self._chapters_where("1")
+
+    def chapters_by_id(self, ids: Sequence[int]) -> list[ChapterRecord]:
+        return self._chapters_where(f"id IN ({_marks(ids)})", tuple(ids)) if ids else []
+
+    def chapters_ending_in(self, lo: float, hi: float) -> list[ChapterRecord]:
+        return self._chapters_where("end > ? AND end <= ?", (lo, hi + 1e-6))
 
     def counts(self) -> dict[str, int]:
         return {t: self.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]

@@ -4,19 +4,22 @@ A segment is a run of adjacent chunks that belong together: the same visual scen
 new key frame), bounded in length and cut preferably at a pause in speech, so a spoken
 sentence rarely straddles two segments. A chapter covers a few minutes of segments.
 Each level has a summary text; segments are embedded from theirs, chapters take the
-normalised mean of their segments' embeddings (cheap, and it stays in the same space).
+normalised mean of their segments' embeddings (cheap, and it stays in the same space). A
+closing segment also cuts its evidence units (the sentences said and the lines shown,
+`memory.store.units`), which are embedded with it.
 Only the open segment and the open chapter live in RAM; closed ones go to disk.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
 
-from memory.answer import best_sentence
 from memory.store.config import StoreOptions
 from memory.store.records import ChapterRecord, ChunkRecord, SegmentRecord
+from memory.store.units import build_units
 
 __all__ = ["ChapterRoller", "Segmenter", "segment_summary"]
 
@@ -70,7 +73,8 @@ class Segmenter:
         keyframe = next((c.keyframe_id for c in chunks if c.keyframe_id is not None), None)
         seg = SegmentRecord(self.next_id, chunks[0].start, chunks[-1].end, chunks[0].index,
                             chunks[-1].index, transcript, ocr, keyframe,
-                            segment_summary(transcript, ocr, " ".join(captions)))
+                            segment_summary(transcript, ocr, " ".join(captions)),
+                            units=build_units(chunks, self.next_id))
         for c in chunks:
             c.segment_id = seg.id
         self.next_id += 1
@@ -121,6 +125,10 @@ class ChapterRoller:
 def chapter_summary(segments: list[SegmentRecord], max_chars: int = 1200) -> str:
     """Slide titles (first OCR line of each scene) and the first sentence of each segment."""
     titles = list(dict.fromkeys(s.ocr_text.splitlines()[0] for s in segments if s.ocr_text))
-    firsts = [best_sentence(s.transcript, "") for s in segments if s.transcript]
+    firsts = [_first_sentence(s.transcript) for s in segments if s.transcript]
     text = "\n".join(["; ".join(titles), " ".join(f for f in firsts if f)]).strip()
     return text[:max_chars]
+
+
+def _first_sentence(text: str) -> str:
+    return next((p.strip() for p in re.split(r"(?<=[.!?])\s+", text) if p.strip()), "")

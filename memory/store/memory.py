@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from memory.answer import Answer, Moment
 from memory.errors import StoreError, VideoError
 from memory.media import VideoChunk
 from memory.store.config import MemoryModels, StoreOptions
@@ -28,8 +27,9 @@ from memory.store.db import VERSION_FILE, MemoryDB, read_format, write_format
 from memory.store.hierarchy import ChapterRoller, Segmenter
 from memory.store.keyframes import save_jpeg
 from memory.store.pipeline import ChunkPipeline
+from memory.store.levels import CHAPTER, SEGMENT
 from memory.store.reader import MemoryReader, locked
-from memory.store.records import ChunkRecord
+from memory.store.records import ChunkRecord, SegmentRecord
 
 __all__ = ["VideoMemory"]
 
@@ -45,10 +45,8 @@ class VideoMemory(MemoryReader):
         super().__init__(directory, db, models or MemoryModels(), options or StoreOptions())
         self._version = int(db.get_meta("version", "0"))
         self._last_index = db.last_chunk()
-        self._segmenter = Segmenter(self.options, db.next_id("segments"),
-                                    db.chunks("c.segment_id IS NULL"))
-        self._roller = ChapterRoller(self.options, db.next_id("chapters"),
-                                     db.segments("chapter_id IS NULL"))
+        self._segmenter = Segmenter(self.options, db.next_segment_id(), db.open_chunks())
+        self._roller = ChapterRoller(self.options, db.next_chapter_id(), db.open_segments())
         self._pipeline: ChunkPipeline | None = None
         self._since_checkpoint = 0
         self._pushed = self._last_index  # last chunk handed to the pipeline
@@ -197,15 +195,15 @@ class VideoMemory(MemoryReader):
             self.checkpoint()
         return len(records)
 
-    def _embed_segments(self, segments) -> None:
-        texts = [s.summary for s in segments if s.summary]
-        if not texts:
+    def _embed_segments(self, segments: list[SegmentRecord]) -> None:
+        """Embed each segment's summary and its evidence units in one batch."""
+        rows = [s for s in segments if s.summary] + [u for s in segments for u in s.units]
+        if not rows:
             return
         t0 = time.perf_counter()
-        vectors = iter(self._embed(texts))
-        for s in segments:
-            if s.summary:
-                s.embedding = next(vectors)
+        texts = [getattr(r, "summary", None) or r.text for r in rows]
+        for row, vector in zip(rows, self._embed(texts)):
+            row.embedding = vector
         self.timers["embed"] = self.timers.get("embed", 0.0) + time.perf_counter() - t0
 
     def _write_keyframes(self, records: list[ChunkRecord]) -> None:
@@ -220,16 +218,18 @@ class VideoMemory(MemoryReader):
     def _index_rows(self, segments, chapters) -> None:
         t0 = time.perf_counter()
         for s in segments:
-            self._level("segment").add(s.id, s.start, s.end, s.summary, s.embedding)
+            self._index(SEGMENT).add(s.id, s.start, s.end, s.embedding)
         for c in chapters:
-            self._level("chapter").add(c.id, c.start, c.end, c.summary, c.embedding)
+            self._index(CHAPTER).add(c.id, c.start, c.end, c.embedding)
         self.timers["index"] = self.timers.get("index", 0.0) + time.perf_counter() - t0
 
     @locked
     def checkpoint(self) -> None:
         """Save the vector indexes (atomically) so the next open loads them quickly."""
-        for level, index in self._levels.items():
-            index.vectors.save(str(self.directory / f"{level}s.faiss"))
+        for level in (SEGMENT, CHAPTER):
+            index = self._indexes.get(level.name)
+            if index is not None:
+                index.vectors.save(str(self.directory / level.checkpoint_file))
         self._since_checkpoint = 0
 
     @locked
@@ -256,25 +256,10 @@ class VideoMemory(MemoryReader):
         disk = sum(p.stat().st_size for p in self.directory.rglob("*") if p.is_file())
         return {"version": self.version, "duration": self.duration, **counts,
                 "pending_chunks": self._pending(), "disk_mb": round(disk / 2**20, 3),
-                "index": {k: v.vectors.kind for k, v in self._levels.items()},
+                "index": {k: v.vectors.kind for k, v in self._indexes.items()},
                 "stage_seconds": {k: round(v, 3) for k, v in self.timers.items()}}
 
-    @locked
-    def moments(self, start: float, end: float, level: str = "segment") -> list[Moment]:
-        """Chronological moments overlapping ``[start, end]``: closed rows of ``level``,
-        then (for segments) the not-yet-closed stretch, all cut at ``end``."""
-        return super().moments(start, end, level)
-
-    @locked
-    def answer(self, question: str, at: float | None = None, k: int = 3) -> Answer:
+    def _sync(self) -> None:
+        """Commit the buffered chunks first, so a read sees everything added so far."""
         if self._pending():
             self.flush()
-        return super().answer(question, at, k)
-
-    @locked
-    def search(self, query: str, k: int = 5, before: float | None = None,
-               start: float | None = None, end: float | None = None,
-               level: str = "segment") -> list[Moment]:
-        if self._pending():
-            self.flush()
-        return super().search(query, k, before, start, end, level)

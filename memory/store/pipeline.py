@@ -60,8 +60,8 @@ class ChunkPipeline:
         self.current = _Visual(last_keyframe.id,
                                _done((last_keyframe.ocr_text, last_keyframe.caption))) \
             if last_keyframe else _Visual(None, _done(("", "")))
-        models.get("ocr")  # load the models on this thread, before any work is queued
-        self.speech = SpeechBatcher(models.get("vad"), models.get("asr"), options.speech, timers)
+        models.ocr  # load the models on this thread, before any work is queued
+        self.speech = SpeechBatcher(models.vad, models.asr, options.speech, timers)
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-ocr")
         self._timer_lock = threading.Lock()
         self._visuals: dict[int, _Visual] = {}
@@ -112,7 +112,7 @@ class ChunkPipeline:
 
     def _read(self, image) -> tuple[str, str]:
         t0 = time.perf_counter()
-        text = ocr_text(self.models.get("ocr").read(image), self.options.min_ocr_confidence)
+        text = ocr_text(self.models.ocr.read(image), self.options.min_ocr_confidence)
         self._tick("ocr", t0)
         return text, self._caption(image)
 

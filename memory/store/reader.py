@@ -4,6 +4,10 @@
 end after it are outside the id range handed to the indexes, and the stretch not yet
 closed into a segment (the open window) is read from the chunk rows up to the cutoff
 only, so a question asked at time t never sees anything after t.
+
+Public reads take the lock once, bring the memory up to date (`_sync`: the writer
+commits what it has buffered) and then run on the unlocked internals (``_search``,
+``_moments``, ...), so one question is one pass through the store.
 """
 
 from __future__ import annotations
@@ -16,20 +20,20 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.answer import Answer, Moment
+from memory.evidence import Answer, Moment
 from memory.errors import StoreError
 from memory.index.faiss_index import FaissIndex
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.db import MemoryDB
 from memory.store.hierarchy import segment_summary
+from memory.store.levels import LEVELS, SEGMENT, Level, keyframe_path, level_named
 from memory.store.records import ChunkRecord
-from memory.store.retrieval import LevelIndex
-from memory.timeparse import parse_time
+from memory.store.retrieval import Candidate, LevelIndex
+from memory.store.units import build_units
 
-__all__ = ["LEVELS", "MemoryReader"]
+__all__ = ["MemoryReader"]
 
 logger = logging.getLogger(__name__)
-LEVELS = ("segment", "chapter")
 _FOREVER = 1e18
 
 
@@ -51,28 +55,30 @@ class MemoryReader:
         self.directory, self.db, self.models, self.options = directory, db, models, options
         self.timers: dict[str, float] = {}
         self._lock = threading.RLock()
-        self._tail_vectors: dict[str, np.ndarray] = {}
-        self._levels: dict[str, LevelIndex] = {}
-        for level in LEVELS:
+        self._vectors_cache: dict[str, np.ndarray] = {}
+        self._indexes: dict[str, LevelIndex] = {}
+        for level in LEVELS.values():
             self._load_level(level)
+        self._fill_units()
 
     # -- indexes --------------------------------------------------------------------
-    def _load_level(self, level: str) -> None:
-        rows = self.db.segments() if level == "segment" else self.db.chapters()
+    def _load_level(self, level: Level) -> None:
+        rows = level.rows(self.db)
         if not rows:
             return
         dim = next((len(r.embedding) for r in rows if r.embedding is not None), None)
-        index = LevelIndex(dim or self._dim(), self.options.index, self._checkpoint(level, dim))
+        index = LevelIndex(dim or self._dim(), level.text(self.db), self.options.index,
+                           self._checkpoint(level, dim))
         present = set(index.vectors.ids().tolist())
         for r in rows:
-            index.add(r.id, r.start, r.end, r.summary, r.embedding, in_faiss=r.id in present)
+            index.add(r.id, r.start, r.end, r.embedding, in_faiss=r.id in present)
         stale = present - {r.id for r in rows}
         if stale:
             index.vectors.remove(np.array(sorted(stale)))
-        self._levels[level] = index
+        self._indexes[level.name] = index
 
-    def _checkpoint(self, level: str, dim: int | None) -> FaissIndex | None:
-        path = self.directory / f"{level}s.faiss"
+    def _checkpoint(self, level: Level, dim: int | None) -> FaissIndex | None:
+        path = self.directory / level.checkpoint_file
         if not path.is_file() or dim is None:
             return None
         try:
@@ -82,19 +88,18 @@ class MemoryReader:
             return None
         return index if index.dim == dim else None
 
-    def _level(self, level: str) -> LevelIndex:
-        if level not in LEVELS:
-            raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
-        if level not in self._levels:
-            self._levels[level] = LevelIndex(self._dim(), self.options.index)
-        return self._levels[level]
+    def _index(self, level: Level) -> LevelIndex:
+        if level.name not in self._indexes:
+            self._indexes[level.name] = LevelIndex(self._dim(), level.text(self.db),
+                                                   self.options.index)
+        return self._indexes[level.name]
 
     def _dim(self) -> int:
         stored = self.db.get_meta("embedding_dim")
-        return int(stored) if stored else int(self.models.get("embedder").dim)
+        return int(stored) if stored else int(self.models.embedder.dim)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        vectors = np.asarray(self.models.get("embedder").embed(texts), dtype=np.float32)
+        vectors = np.asarray(self.models.embedder.embed(texts), dtype=np.float32)
         stored = self.db.get_meta("embedding_dim")
         if stored is None:
             self.db.set_meta("embedding_dim", vectors.shape[1])
@@ -104,12 +109,43 @@ class MemoryReader:
                              f"embedder or re-ingest into a new memory")
         return vectors
 
-    # -- reading --------------------------------------------------------------------
+    def _cached_vector(self, text: str) -> np.ndarray:
+        """A vector for a text outside the index (the open stretch), kept for the next
+        few questions asked at the same moment."""
+        vector = self._vectors_cache.pop(text, None)
+        if vector is None:
+            vector = self._embed([text])[0]
+        self._vectors_cache[text] = vector
+        while len(self._vectors_cache) > 64:
+            self._vectors_cache.pop(next(iter(self._vectors_cache)))
+        return vector
+
+    def _fill_units(self) -> None:
+        """Cut and embed the evidence units of segments stored before units existed."""
+        if self.db.units_built():
+            return
+        todo = self.db.segments_without_units()
+        if todo:
+            logger.info("building evidence units for %d older segments", len(todo))
+            by_segment: dict[int, list[ChunkRecord]] = {}
+            for c in self.db.chunks_of_segments(todo):
+                by_segment.setdefault(c.segment_id, []).append(c)
+            units = {sid: build_units(chunks, sid) for sid, chunks in by_segment.items()}
+            flat = [u for us in units.values() for u in us]
+            if flat:
+                for u, v in zip(flat, self._embed([u.text for u in flat])):
+                    u.embedding = v
+            self.db.write_units(units)
+        self.db.mark_units_built()
+
+    def _sync(self) -> None:
+        """Bring the stored memory up to date before a read (the writer overrides it)."""
+
+    # -- public reads -----------------------------------------------------------------
     @property
     def duration(self) -> float:
         """Media time covered by committed chunks (seconds)."""
-        row = self.db.conn.execute("SELECT MAX(end) FROM chunks").fetchone()
-        return float(row[0] or 0.0)
+        return self.db.media_end()
 
     @locked
     def search(self, query: str, k: int = 5, before: float | None = None,
@@ -117,114 +153,79 @@ class MemoryReader:
                level: str = "segment") -> list[Moment]:
         """The ``k`` moments best matching ``query`` among those ending by ``before``
         (and overlapping ``[start, end]`` when given), best first."""
-        index = self._level(level)
-        tail = self._tail(before, start, end) if level == "segment" else []
-        tail_moment = _chunk_moment(tail, self.directory) if tail else None
+        self._sync()
         vector = self._embed([query])[0]
-        extra = None
-        if tail_moment is not None and tail_moment.text:
-            extra = (tail_moment.text, self._tail_vector(tail_moment.text))
-        id_range = index.id_range(before, start, end) or (0, 0)
-        found = index.search(query, vector, id_range, self.options.candidates, extra)
-        if not found and tail_moment is not None:
-            return [dataclasses.replace(tail_moment, score=0.0)]
-        return self._moments_for(found[:k], level, tail_moment)
-
-    def _tail_vector(self, text: str) -> np.ndarray:
-        """The open stretch's vector, kept for the few questions asked at one moment
-        (an answer searches up to three times at the same cutoff)."""
-        vector = self._tail_vectors.pop(text, None)
-        if vector is None:
-            vector = self._embed([text])[0]
-        self._tail_vectors[text] = vector
-        while len(self._tail_vectors) > 8:
-            self._tail_vectors.pop(next(iter(self._tail_vectors)))
-        return vector
-
-    def _moments_for(self, found, level: str, tail_moment: Moment | None) -> list[Moment]:
-        ids = [c.id for c in found if c.id >= 0]
-        rows = {r.id: r for r in self._rows(level, ids)}
-        out = []
-        for c in found:
-            if c.id < 0:
-                out.append(dataclasses.replace(tail_moment, score=c.score))
-            else:
-                out.append(self._row_moment(rows[c.id], level, c.score))
-        return out
-
-    def _rows(self, level: str, ids: list[int]):
-        if not ids:
-            return []
-        marks = ",".join("?" * len(ids))
-        fetch = self.db.segments if level == "segment" else self.db.chapters
-        return fetch(f"id IN ({marks})", tuple(ids))
-
-    def _row_moment(self, row, level: str, score: float) -> Moment:
-        if level == "chapter":
-            return Moment(row.start, row.end, score, row.summary, level="chapter", id=row.id)
-        return Moment(row.start, row.end, score, row.summary, row.transcript, row.ocr_text,
-                      _keyframe_path(self.directory, row.keyframe_id), "segment", row.id)
-
-    def _tail(self, before: float | None, start: float | None,
-              end: float | None) -> list[ChunkRecord]:
-        """Committed chunks after the last closed segment that ends by ``before``."""
-        index = self._levels.get("segment")
-        covered = 0.0
-        if index is not None and len(index):
-            ends = index.ends()
-            n = int(np.searchsorted(ends, (before if before is not None else _FOREVER) + 1e-6,
-                                    side="right"))
-            covered = float(ends[n - 1]) if n else 0.0
-        limit = before if before is not None else _FOREVER
-        chunks = self.db.chunks("c.end > ? AND c.end <= ?", (covered + 1e-6, limit + 1e-6))
-        return [c for c in chunks if (start is None or c.end > start)
-                and (end is None or c.start < end)]
+        return self._search(query, vector, k, before, start, end, level_named(level))
 
     @locked
     def moments(self, start: float, end: float, level: str = "segment") -> list[Moment]:
         """Chronological moments overlapping ``[start, end]`` that end by ``end``; for
         segments, the not-yet-closed stretch up to ``end`` comes last (level "chunk")."""
-        self._level(level)
-        fetch = self.db.segments if level == "segment" else self.db.chapters
-        rows = fetch("end > ? AND end <= ?", (start, end + 1e-6))
-        out = [self._row_moment(r, level, 0.0) for r in rows]
-        if level == "segment":
-            tail = self._tail(end, start, end)
-            if tail:
-                out.append(_chunk_moment(tail, self.directory))
-        return out
+        self._sync()
+        return self._moments(start, end, level_named(level))
 
     @locked
     def recent(self, at: float | None = None) -> Moment | None:
         """The last ``recent_s`` seconds before ``at`` as one chunk-level moment."""
-        at = self.duration if at is None else at
-        chunks = self.db.chunks("c.end > ? AND c.end <= ?",
-                                (at - self.options.recent_s, at + 1e-6))
-        return _chunk_moment(chunks, self.directory) if chunks else None
+        self._sync()
+        return self._recent(self.duration if at is None else at)
 
     @locked
     def answer(self, question: str, at: float | None = None, k: int = 3) -> Answer:
         """Answer ``question`` as asked at media time ``at`` (default: now)."""
-        now = self.duration if at is None else at
-        window = parse_time(question, now=now, recent=self.options.recent_s)
-        start, end = window.start, window.end
-        for topic, after in ((window.after_topic, True), (window.before_topic, False)):
-            if topic:
-                anchor = self.search(topic, k=1, before=now)
-                if anchor:
-                    a = anchor[0]
-                    start, end = (a.end - 1.0, a.end + 180.0) if after else (a.start - 180.0,
-                                                                              a.start)
-        query = window.query or question
-        hits = self.search(query, k=k, before=now, start=start, end=end)
-        if not hits and (start is not None or end is not None):
-            hits = self.search(query, k=k, before=now)
-        if window.order is not None:  # "at the start" / "just now": the window's edge first
-            hits.sort(key=lambda m: m.start, reverse=window.order == "latest")
-        hits = [self._captioned(m) for m in hits]
-        recent = self.recent(now)
-        text = self.models.get("answerer").answer(question, hits, recent)
-        return Answer(question, text, tuple(hits), now, recent, (start, end))
+        from memory.store.answering import answer_question
+
+        self._sync()
+        return answer_question(self, question, self.duration if at is None else at, k)
+
+    # -- internals (the caller holds the lock) ---------------------------------------------
+    def _search(self, query: str, vector: np.ndarray, k: int, before: float | None,
+                start: float | None = None, end: float | None = None,
+                level: Level = SEGMENT) -> list[Moment]:
+        index = self._index(level)
+        tail = self._tail(before, start, end) if level.open_stretch else []
+        tail_moment = chunk_moment(tail, self.directory) if tail else None
+        extra = None
+        if tail_moment is not None and tail_moment.text:
+            extra = (tail_moment.text, self._cached_vector(tail_moment.text))
+        id_range = index.id_range(before, start, end)
+        found = index.search(query, vector, id_range, self.options.candidates, extra)
+        if not found and tail_moment is not None:
+            return [dataclasses.replace(tail_moment, score=0.0)]
+        return self._moments_for(found[:k], level, tail_moment)
+
+    def _moments_for(self, found: list[Candidate], level: Level,
+                     tail_moment: Moment | None) -> list[Moment]:
+        rows = {r.id: r for r in level.by_id(self.db, [c.id for c in found if c.id >= 0])}
+        return [dataclasses.replace(tail_moment, score=c.score) if c.id < 0
+                else level.moment(rows[c.id], c.score, self.directory) for c in found]
+
+    def _tail(self, before: float | None, start: float | None,
+              end: float | None) -> list[ChunkRecord]:
+        """Committed chunks after the last closed segment that ends by ``before``."""
+        index = self._indexes.get(SEGMENT.name)
+        covered = 0.0
+        limit = before if before is not None else _FOREVER
+        if index is not None and len(index):
+            ends = index.ends()
+            n = int(np.searchsorted(ends, limit + 1e-6, side="right"))
+            covered = float(ends[n - 1]) if n else 0.0
+        chunks = self.db.chunks_ending_in(covered, limit)
+        return [c for c in chunks if (start is None or c.end > start)
+                and (end is None or c.start < end)]
+
+    def _moments(self, start: float, end: float, level: Level) -> list[Moment]:
+        self._index(level)
+        out = [level.moment(r, 0.0, self.directory) for r in level.ending_in(self.db, start, end)]
+        if level.open_stretch:
+            tail = self._tail(end, start, end)
+            if tail:
+                out.append(chunk_moment(tail, self.directory))
+        return out
+
+    def _recent(self, at: float) -> Moment | None:
+        chunks = self.db.chunks_ending_in(at - self.options.recent_s, at)
+        return chunk_moment(chunks, self.directory) if chunks else None
 
     def _captioned(self, moment: Moment) -> Moment:
         captioner = self.models.captioner
@@ -237,14 +238,11 @@ class MemoryReader:
         return dataclasses.replace(moment, caption=captioner.caption(image))
 
 
-def _keyframe_path(directory: Path, keyframe_id: int | None) -> str | None:
-    return None if keyframe_id is None else str(directory / f"keyframes/{keyframe_id:08d}.jpg")
-
-
-def _chunk_moment(chunks: list[ChunkRecord], directory: Path) -> Moment:
+def chunk_moment(chunks: list[ChunkRecord], directory: Path) -> Moment:
+    """The chunks of the open stretch (or the recent window) as one "chunk" moment."""
     transcript = " ".join(c.transcript for c in chunks if c.transcript)
     ocr = "\n".join(dict.fromkeys(c.ocr_text for c in chunks if c.ocr_text))
     caption = " ".join(dict.fromkeys(c.caption for c in chunks if c.caption))
     keyframe = next((c.keyframe_id for c in chunks if c.keyframe_id is not None), None)
     return Moment(chunks[0].start, chunks[-1].end, 0.0, segment_summary(transcript, ocr, caption),
-                  transcript, ocr, _keyframe_path(directory, keyframe), "chunk", None, caption)
+                  transcript, ocr, keyframe_path(directory, keyframe), "chunk", None, caption)

@@ -1,4 +1,4 @@
-"""Rows of a memory: chunks, key frames, segments and chapters (plain dataclasses).
+"""Rows of a memory: chunks, key frames, segments, their evidence units, chapters.
 
 The bottom of the store package: everything above (pipeline, hierarchy, database,
 retrieval) passes these around; nothing here does work.
@@ -12,7 +12,7 @@ import numpy as np
 
 from memory.models.base import Word
 
-__all__ = ["ChapterRecord", "ChunkRecord", "KeyFrameRecord", "SegmentRecord"]
+__all__ = ["ChapterRecord", "ChunkRecord", "KeyFrameRecord", "SegmentRecord", "UnitRecord"]
 
 
 @dataclass
@@ -48,6 +48,24 @@ class ChunkRecord:
 
 
 @dataclass
+class UnitRecord:
+    """A sentence said or a line shown inside a segment (see `memory.evidence.Evidence`).
+
+    ``template`` is the text lower-cased with digits masked: screen lines sharing one
+    on most key frames (a footer "... | slide 3") are boilerplate.
+    """
+
+    kind: str
+    text: str
+    start: float
+    end: float
+    template: str = ""
+    keyframe_id: int | None = None
+    segment_id: int | None = None
+    embedding: np.ndarray | None = field(default=None, repr=False)
+
+
+@dataclass
 class SegmentRecord:
     """Adjacent chunks that belong together (one visual scene, bounded length)."""
 
@@ -62,6 +80,7 @@ class SegmentRecord:
     summary: str
     embedding: np.ndarray | None = field(default=None, repr=False)
     chapter_id: int | None = None
+    units: list[UnitRecord] = field(default_factory=list, repr=False)
 
 
 @dataclass

@@ -1,10 +1,11 @@
 """Hybrid retrieval over one level of the hierarchy (segments or chapters).
 
-`LevelIndex` keeps, for every indexed row, its vector (FAISS), its text (BM25) and its
-start/end times (numpy). Rows are added in time order, so a time window - and the
-causal cutoff, which every search carries - is a contiguous id range that both
-indexes enforce themselves; nothing after the cutoff is ever scored. Dense and lexical
-rankings are fused with reciprocal rank fusion.
+`LevelIndex` keeps, for every indexed row, its vector (FAISS) and its start/end times
+(numpy); the row's text is in the level's FTS5 index on disk (`memory.store.db.TextIndex`).
+Rows are added in time order, so a time window - and the causal cutoff, which every
+search carries - is a contiguous id range that both indexes enforce themselves; nothing
+after the cutoff is ever scored. Dense and lexical rankings are fused with reciprocal
+rank fusion.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.index.faiss_index import FaissIndex, IndexOptions
-from memory.lexical import BM25Index, reciprocal_rank_fusion
+from memory.lexical import reciprocal_rank_fusion
+from memory.store.db import TextIndex
 
 __all__ = ["Candidate", "LevelIndex"]
 
@@ -29,12 +31,13 @@ class Candidate:
 
 
 class LevelIndex:
-    """Vectors, texts and times of one level, searchable under a time window."""
+    """Vectors and times of one level (its texts are in ``lexical``), searchable under a
+    time window."""
 
-    def __init__(self, dim: int, options: IndexOptions | None = None,
+    def __init__(self, dim: int, lexical: TextIndex, options: IndexOptions | None = None,
                  vectors: FaissIndex | None = None) -> None:
         self.vectors = vectors or FaissIndex(dim, options)
-        self.lexical = BM25Index()
+        self.lexical = lexical
         self._ids: list[int] = []
         self._starts: list[float] = []
         self._ends: list[float] = []
@@ -43,16 +46,16 @@ class LevelIndex:
     def __len__(self) -> int:
         return len(self._ids)
 
-    def add(self, row_id: int, start: float, end: float, text: str,
-            vector: np.ndarray | None, in_faiss: bool = False) -> None:
-        """Index one row (``in_faiss``: its vector is already in a loaded checkpoint)."""
+    def add(self, row_id: int, start: float, end: float, vector: np.ndarray | None,
+            in_faiss: bool = False) -> None:
+        """Index one row (``in_faiss``: its vector is already in a loaded checkpoint; its
+        text was written to the lexical index with the row)."""
         if self._ids and row_id <= self._ids[-1]:
             raise ValueError(f"row {row_id} is out of order; rows are added in time order")
         self._ids.append(row_id)
         self._starts.append(start)
         self._ends.append(end)
         self._arrays = None
-        self.lexical.add(row_id, text)
         if vector is not None and not in_faiss:
             self.vectors.add(np.array([row_id]), vector[None, :])
 
@@ -76,17 +79,19 @@ class LevelIndex:
             return None
         return int(ids[lo]), int(ids[hi - 1]) + 1
 
-    def search(self, query: str, vector: np.ndarray, id_range: tuple[int, int],
+    def search(self, query: str, vector: np.ndarray, id_range: tuple[int, int] | None,
                candidates: int, extra: tuple[str, np.ndarray] | None = None) -> list[Candidate]:
-        """Fused ranking of rows in ``id_range`` (plus an optional unindexed ``extra``
-        text with its vector, reported as id -1)."""
-        scores, ids = self.vectors.search(vector[None, :], candidates, id_range)
-        dense = [(int(i), float(s)) for i, s in zip(ids[0], scores[0]) if i >= 0]
-        lexical = self.lexical.search(query, candidates, id_range)
+        """Fused ranking of rows in ``id_range`` (None: no indexed row qualifies), plus an
+        optional unindexed ``extra`` text with its vector, reported as id -1."""
+        dense: list[tuple[int, float]] = []
+        lexical: list[tuple[int, float]] = []
+        if id_range is not None:
+            scores, ids = self.vectors.search(vector[None, :], candidates, id_range)
+            dense = [(int(i), float(s)) for i, s in zip(ids[0], scores[0]) if i >= 0]
+            lexical = self.lexical.search(query, candidates, id_range)
         if extra is not None:
             text, extra_vec = extra
-            dense_score = float(extra_vec @ vector)
-            dense = sorted(dense + [(-1, dense_score)], key=lambda p: -p[1])
+            dense = sorted(dense + [(-1, float(extra_vec @ vector))], key=lambda p: -p[1])
             bm25 = self.lexical.score_text(query, text)
             if bm25 > 0:
                 lexical = sorted(lexical + [(-1, bm25)], key=lambda p: -p[1])

@@ -57,16 +57,16 @@ def _rss_mb() -> float:
 def _warm(models) -> None:
     """Load and run every model once so ingest timing is steady-state work."""
     silence = np.zeros(16000, np.float32)
-    models.get("embedder").embed(["warm up"])
-    models.get("vad").detect(silence)
-    models.get("asr").transcribe(silence)
+    models.embedder.embed(["warm up"])
+    models.vad.detect(silence)
+    models.asr.transcribe(silence)
     from PIL import Image, ImageDraw, ImageFont
 
     page = Image.new("RGB", (640, 360), "white")  # with text, so recognition loads too
     ImageDraw.Draw(page).text((40, 60), "Warm up", fill="black",
                               font=ImageFont.load_default(size=32))
-    models.get("ocr").read(np.asarray(page))
-    models.get("answerer")
+    models.ocr.read(np.asarray(page))
+    models.answerer
 
 
 def _sampled(chunks, samples: list[tuple[float, float]], every: int = 30):
