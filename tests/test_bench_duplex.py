@@ -13,7 +13,8 @@ from venus.eval.fdb import OVERLAP_SUBSETS, read_meta, read_wav, sample_dirs
 pytestmark = pytest.mark.slow
 
 KEYS = ("n", "interruption_response", "continuation_backchannel", "continuation_other",
-        "continuation_background", "stop_latency_s_p50", "response_latency_s_p50")
+        "continuation_background", "proxy", "tor", "max_silence_s", "stop_latency_s_p50",
+        "response_latency_s_p50", "voice_family")
 
 
 def test_bench_duplex_writes_fdb_folders_and_the_stable_keys(tmp_path, capsys):
@@ -21,10 +22,13 @@ def test_bench_duplex_writes_fdb_folders_and_the_stable_keys(tmp_path, capsys):
     assert main(["bench", "duplex", "--n", "1", "--workers", "1", "--out", str(root),
                  "--json", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "offline proxy, not the official judge" in printed
+    assert "strict listener rule from output.wav" in printed
+    assert "strict (output.wav)" in printed and "proxy (decision log)" in printed
     assert "Realtime-Venus (paper)" in printed and "GPT-4o (paper)" in printed
     doc = json.loads(out.read_text())
     assert all(k in doc for k in KEYS) and doc["n"] == 1 and doc["seed"] == 0
+    assert set(doc["proxy"]) == set(KEYS[1:5])
+    assert set(doc["tor"]) == set(doc["max_silence_s"]) == set(OVERLAP_SUBSETS)
     for subset in OVERLAP_SUBSETS:
         [folder] = sample_dirs(root, subset)
         names = {p.name for p in folder.iterdir()}
@@ -47,7 +51,8 @@ def test_bench_duplex_writes_fdb_folders_and_the_stable_keys(tmp_path, capsys):
 
     assert main(["eval", "score", str(root)]) == 0
     scored = capsys.readouterr().out
-    assert "user_backchannel" in scored and "offline proxy" in scored
+    assert "user_backchannel" in scored and "strict (output.wav)" in scored
+    assert "proxy (decision log)" in scored
 
 
 def test_v1_sets_are_written_run_and_scored(tmp_path, capsys):

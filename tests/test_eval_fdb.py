@@ -20,9 +20,8 @@ from venus.eval.fdb import (
     write_meta,
     write_wav,
 )
-from venus.eval.score import judge_proxy, paper_table, turn_over
+from venus.eval.score import SampleScore, judge_proxy, paper_table, subset_figures, turn_over
 from venus.eval.synth import HELD_OUT_SEED, TUNING_SEED, draw_spec, speech_regions
-from venus.eval.timing import overlap_timing
 
 
 def test_transcript_schema_is_fdbs_and_marked_self(tmp_path):
@@ -72,17 +71,6 @@ def test_turn_over_follows_fdb_v1_rule():
     assert turn_over([w("a", 2.5, 2.8), w("b", 3.2, 3.5)], 2.0, before=3.0) == (False, None)
 
 
-def test_overlap_timing_from_regions():
-    user = [(1.0, 2.5), (6.0, 7.6)]
-    model = [(3.0, 6.4), (8.1, 10.0)]
-    t = overlap_timing(user, model, 6.0, 7.5)
-    assert t.stop_latency == pytest.approx(0.4)
-    assert t.overlap == (6.0, 7.6)  # the user's VAD region refines the end
-    assert t.response_latency == pytest.approx(0.5)
-    silent = overlap_timing(user, [(3.0, 5.0)], 6.0, 7.5)
-    assert silent.stop_latency == 0.0 and silent.response_latency is None
-
-
 def _timeline(path, events):
     lines = [json.dumps({"session_id": "s", "seq": i, "time": t, "type": k, "event": e})
              for i, (t, k, e) in enumerate(events)]
@@ -130,10 +118,26 @@ def test_speech_regions_merge_short_gaps():
     assert [(round(a, 2), round(b, 2)) for a, b in regions] == [(0.5, 1.5), (2.5, 2.8)]
 
 
+def _score(subset, proxy, resume, respond, silence, stop=0.4, response=1.0, family="espeak"):
+    return SampleScore(subset, "0000", proxy, resume, respond, silence, True, 0.5, stop,
+                       response, "", family)
+
+
+def test_subset_figures_keep_strict_and_proxy_apart():
+    scores = [_score("user_backchannel", "RESUME", False, False, 2.1),
+              _score("user_backchannel", "RESUME", True, False, 0.2),
+              _score("user_backchannel", "RESUME", None, False, 0.0, response=None)]
+    f = subset_figures(scores)
+    assert f["resume"] == 0.5 and f["testable"] == 2  # the untestable one is not a pass
+    assert f["proxy"]["resume"] == 1.0 and f["max_silence_s"] == 2.1
+    assert f["never_spoke_after"] == 1 and f["n"] == 3
+
+
 def test_paper_table_layout():
-    header, rows = paper_table({"user_interruption": {"respond": 0.9},
-                                "user_backchannel": {"resume": 1.0}})
-    assert "offline proxy, not the official judge" in header[0]
-    assert rows[0][1:] == ["0.90", "1.00", "-", "-"]
-    assert rows[1] == ["Realtime-Venus (paper)", "0.75", "0.97", "0.88", "0.86"]
-    assert [r[0] for r in rows[2:]] == ["GPT-4o (paper)", "Gemini Live (paper)"]
+    header, rows = paper_table({"user_interruption": {"respond": 0.9, "proxy": {"respond": 1.0}},
+                                "user_backchannel": {"resume": 0.5, "proxy": {"resume": 1.0}}})
+    assert "strict = what a listener hears" in header[0]
+    assert rows[0][0].endswith("strict (output.wav)") and rows[0][1:] == ["0.90", "0.50", "-", "-"]
+    assert rows[1][0].endswith("proxy (decision log)") and rows[1][1:] == ["1.00", "1.00", "-", "-"]
+    assert rows[2] == ["Realtime-Venus (paper)", "0.75", "0.97", "0.88", "0.86"]
+    assert [r[0] for r in rows[3:]] == ["GPT-4o (paper)", "Gemini Live (paper)"]

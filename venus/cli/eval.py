@@ -4,8 +4,9 @@ Maps flags onto `venus.eval`: ``synth ROOT --n N [--seed S | --held-out]`` write
 v1.5 sample folders (and the v1 pause / turn-taking sets with ``--v1``); ``run ROOT``
 streams every ``input.wav`` through the embedded frontend in simulated time and writes
 ``output.wav``, ``clean_output.wav``, ``output.json`` and ``timeline.jsonl``; ``score
-ROOT`` prints the offline scores per subset in the paper's layout (an offline proxy,
-not the official judge). ``venus bench duplex`` does all three in one command.
+ROOT`` prints the offline scores per subset in the paper's layout: the strict listener
+rule from ``output.wav`` first, the decision-log proxy beside it (offline, not the
+official judge). ``venus bench duplex`` does all three in one command.
 """
 
 from __future__ import annotations
@@ -77,17 +78,22 @@ def _run(args: argparse.Namespace) -> int:
 
 def _score(args: argparse.Namespace) -> int:
     from venus.bench.report import format_table
-    from venus.eval.score import paper_table, score_root, subset_figures
+    from venus.eval.score import (
+        SUBSET_COLUMNS,
+        paper_table,
+        score_root,
+        subset_figures,
+        subset_table,
+    )
 
     root = Path(args.root)
     per = {s: subset_figures(v) for s, v in score_root(root, _subsets(root)).items()}
     header, rows = paper_table(per)
     print(format_table(header, rows))
     print()
-    keys = ["n", "respond", "resume", "stop", "other", "tor", "turn_latency_s_p50",
-            "stop_latency_s_p50", "response_latency_s_p50"]
-    print(format_table(["subset", *keys], [[s, *[f[k] for k in keys]] for s, f in per.items()]))
-    print("\noffline proxy, not the official judge (see venus.eval.score)")
+    print(format_table(SUBSET_COLUMNS, subset_table(per)))
+    print("\nstrict = what a listener hears in output.wav (venus.eval.listener); proxy = the "
+          "decision log (venus.eval.score); offline, not the official judge")
     if args.json:
         import json
 

@@ -1,22 +1,26 @@
-"""Offline scoring of FDB-format folders: turn-over, latencies and a judge-label proxy.
+"""Offline scoring of FDB-format folders: what a listener hears, a decision-log proxy, TOR.
 
-Scoring layer of `venus.eval` (above `fdb` and `timing`). FDB's official v1.5 behaviour
-labels come from a GPT-4o judge reading ASR transcripts; here they come from what the
-system itself recorded, so the figures are an **offline proxy, not the official judge**:
+Scoring layer of `venus.eval` (above `fdb`, `timing` and `listener`). FDB's official
+v1.5 behaviour labels come from a GPT-4o judge reading ASR transcripts; ours are offline,
+and **the headline is the strict listener rule** (`venus.eval.listener`, from
+``output.wav`` against ``clean_output.wav``): interruption response rate = share of
+samples that stop within 1.5 s and speak again within 3 s of the overlap's end;
+continuation rate = share of the testable samples with no output silence over 0.8 s
+in the RESUME window.
+
+The **decision-log proxy** stays beside it, labelled as such (it reads what the system
+recorded, so it cannot hear a silence; it can tell a reply from a continuation):
 
 * ``RESPOND``: after the overlap onset the output was stopped (a ``SpeechStopped`` that
-  is not the end of the session) and a new utterance was queued and played after it:
-  the assistant yielded and answered the overlap;
+  is not the end of the session) and a new utterance was queued and played after it;
 * ``RESUME``: nothing was stopped or newly queued, and every word spoken after the onset
-  belongs to what it had already queued before the onset: it carried on;
+  belongs to what it had already queued before the onset;
 * ``STOP``: stopped and said nothing new; ``OTHER``: anything else (e.g. it kept going
   but also replied to the overlap).
 
-Interruption response rate = share of RESPOND on ``user_interruption``; continuation
-rate = share of RESUME on the other three subsets (the paper's table). Turn-over (TOR,
-FDB v1 rule: the words after the overlap/turn end form a turn if they span >= 1 s or
-number more than 3) and its latency come from ``output.json``; stop/response latency
-from VAD (`venus.eval.timing`).
+Turn-over (TOR, FDB v1 rule: the words after the overlap/turn end form a turn if they
+span >= 1 s or number more than 3) and its latency come from ``output.json``; stop and
+response latency, and the longest silence, from what a listener hears.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
+from memory.media import SAMPLE_RATE
 from venus.eval.fdb import (
     OVERLAP_SUBSETS,
     TranscriptWord,
@@ -34,10 +41,11 @@ from venus.eval.fdb import (
     read_wav,
     sample_dirs,
 )
-from venus.eval.timing import MODEL_GAP_S, USER_GAP_S, overlap_timing, vad_regions
+from venus.eval.listener import hear
+from venus.eval.timing import heard_regions
 
-__all__ = ["PUBLISHED", "SampleScore", "judge_proxy", "paper_table", "score_folder",
-           "score_root", "subset_figures", "turn_over"]
+__all__ = ["HEADLINE", "PUBLISHED", "SUBSET_COLUMNS", "SampleScore", "judge_proxy", "paper_table",
+           "score_folder", "score_root", "subset_figures", "subset_table", "turn_over"]
 
 TURN_MIN_S = 1.0
 TURN_MIN_WORDS = 3
@@ -51,14 +59,21 @@ PUBLISHED = {
 
 @dataclass(frozen=True)
 class SampleScore:
+    """One sample's verdicts: strict (``resume`` / ``respond``, what a listener hears; None
+    where not testable) and the decision-log ``proxy`` label."""
+
     subset: str
     name: str
-    label: str
+    proxy: str
+    resume: bool | None
+    respond: bool | None
+    longest_silence: float | None
     took_turn: bool
     turn_latency: float | None
     stop_latency: float | None
     response_latency: float | None
     overlap_text: str
+    voice_family: str = "espeak"
 
 
 def turn_over(words: list[TranscriptWord], after: float, before: float | None = None) -> tuple[bool, float | None]:
@@ -101,18 +116,22 @@ def score_folder(folder: Path, subset: str) -> SampleScore:
     meta = read_meta(folder)
     words = read_transcript(folder / "output.json")
     onset, end = meta.timestamps
+    family = meta.venus.get("overlap_family", "espeak")
     if subset in OVERLAP_SUBSETS:
         label = judge_proxy(folder / "timeline.jsonl", onset, words)
-        t = overlap_timing(vad_regions(read_wav(folder / "input.wav"), USER_GAP_S),
-                           vad_regions(read_wav(folder / "output.wav"), MODEL_GAP_S), onset, end)
-        took, lat = turn_over(words, t.overlap[1])
-        return SampleScore(subset, folder.name, label, took, lat, t.stop_latency,
-                           t.response_latency, meta.current_turn_text)
+        output = read_wav(folder / "output.wav")
+        h = hear(heard_regions(output), heard_regions(read_wav(folder / "clean_output.wav")),
+                 len(output) / SAMPLE_RATE, onset, end)
+        took, lat = turn_over(words, end)
+        return SampleScore(subset, folder.name, label, h.resume, h.respond, h.longest_silence_s,
+                           took, lat, h.stop_latency, h.response_latency, meta.current_turn_text,
+                           family)
     if subset == "pause_handling":  # taking the turn inside the pause is the error
         took, lat = turn_over(words, onset, meta.venus.get("turn_end", end))
     else:
         took, lat = turn_over(words, end)
-    return SampleScore(subset, folder.name, "-", took, lat, None, None, meta.current_turn_text)
+    return SampleScore(subset, folder.name, "-", None, None, None, took, lat, None, None,
+                       meta.current_turn_text, family)
 
 
 def score_root(root: Path, subsets=OVERLAP_SUBSETS) -> dict[str, list[SampleScore]]:
@@ -123,37 +142,76 @@ def score_root(root: Path, subsets=OVERLAP_SUBSETS) -> dict[str, list[SampleScor
             for s in subsets}
 
 
+def _pct(values: list[float], q: float) -> float | None:
+    return round(float(np.percentile(values, q)), 3) if values else None
+
+
 def _p50(values) -> float | None:
-    vals = sorted(v for v in values if v is not None)
-    if not vals:
-        return None
-    import numpy as np
-
-    return round(float(np.percentile(vals, 50)), 3)
+    return _pct([v for v in values if v is not None], 50)
 
 
-def subset_figures(scores: list[SampleScore]) -> dict[str, float | int | None]:
+def _share(flags) -> float | None:
+    flags = [f for f in flags if f is not None]
+    return round(sum(flags) / len(flags), 3) if flags else None
+
+
+def subset_figures(scores: list[SampleScore]) -> dict:
+    """A subset's figures: strict ``respond`` / ``resume`` (over the testable samples),
+    the ``proxy`` label shares, TOR, the longest silence and the latencies."""
     n = len(scores)
-    share = (lambda label: round(sum(s.label == label for s in scores) / n, 3)) if n else (lambda _: None)
-    return {"n": n, "respond": share("RESPOND"), "resume": share("RESUME"),
-            "stop": share("STOP"), "other": share("OTHER"),
+    proxy = {k.lower(): (round(sum(s.proxy == k for s in scores) / n, 3) if n else None)
+             for k in ("RESPOND", "RESUME", "STOP", "OTHER")}
+    silences = [s.longest_silence for s in scores if s.longest_silence is not None]
+    return {"n": n, "testable": sum(s.resume is not None for s in scores),
+            "respond": _share(s.respond for s in scores),
+            "resume": _share(s.resume for s in scores),
+            "proxy": proxy,
             "tor": round(sum(s.took_turn for s in scores) / n, 3) if n else None,
+            "max_silence_s": round(max(silences), 3) if silences else None,
+            "silence_s_p50": _pct(silences, 50),
+            "never_spoke_after": sum(s.response_latency is None for s in scores),
             "turn_latency_s_p50": _p50(s.turn_latency for s in scores),
             "stop_latency_s_p50": _p50(s.stop_latency for s in scores),
+            "stop_latency_s_p95": _pct([s.stop_latency for s in scores if s.stop_latency is not None], 95),
             "response_latency_s_p50": _p50(s.response_latency for s in scores)}
 
 
-def paper_table(figures: dict[str, dict]) -> tuple[list[str], list[list[object]]]:
-    """The paper's layout: interruption response, then continuation per overlap kind."""
-    header = ["system (offline proxy, not the official judge)", "interruption respond",
-              "backchannel continue", "other-directed continue", "background continue"]
-    ours = [figures.get("user_interruption", {}).get("respond"),
-            figures.get("user_backchannel", {}).get("resume"),
-            figures.get("talking_to_other", {}).get("resume"),
-            figures.get("background_speech", {}).get("resume")]
-    rows = [["venus embedded (this run, proxy)", *[_cell(v) for v in ours]]]
+HEADLINE = {"user_interruption": "respond", "user_backchannel": "resume",
+            "talking_to_other": "resume", "background_speech": "resume"}
+
+
+def paper_table(figures: dict[str, dict], name: str = "venus embedded") -> tuple[list[str], list[list[object]]]:
+    """The paper's layout: interruption response, then continuation per overlap kind; our
+    strict (listener) row first, the decision-log proxy row under it, then the paper's."""
+    header = ["system (offline: strict = what a listener hears in output.wav)",
+              "interruption respond", "backchannel continue", "other-directed continue",
+              "background continue"]
+    strict = [figures.get(s, {}).get(k) for s, k in HEADLINE.items()]
+    proxy = [figures.get(s, {}).get("proxy", {}).get(k) for s, k in HEADLINE.items()]
+    rows = [[f"{name}, strict (output.wav)", *[_cell(v) for v in strict]],
+            [f"{name}, proxy (decision log)", *[_cell(v) for v in proxy]]]
     rows += [[name, *[_cell(v) for v in vals]] for name, vals in PUBLISHED.items()]
     return header, rows
+
+
+SUBSET_COLUMNS = ["subset", "n", "strict", "proxy", "TOR", "longest silence s",
+                  "stop p50 s", "response p50 s", "never spoke after"]
+
+
+def subset_table(figures: dict[str, dict]) -> list[list[object]]:
+    """One row per subset: the strict rate beside the proxy, TOR, silences and latencies
+    (columns `SUBSET_COLUMNS`)."""
+    rows = []
+    for subset, f in figures.items():
+        key = HEADLINE.get(subset)
+        n = f"{f['n']} ({f['testable']} testable)" if key == "resume" else f["n"]
+        rows.append([subset, n,
+                     _cell(f.get(key)) if key else "-",
+                     _cell(f.get("proxy", {}).get(key)) if key else "-",
+                     _cell(f["tor"]), _cell(f.get("max_silence_s")),
+                     _cell(f.get("stop_latency_s_p50")), _cell(f.get("response_latency_s_p50")),
+                     f.get("never_spoke_after", "-")])
+    return rows
 
 
 def _cell(v) -> str:

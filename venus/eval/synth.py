@@ -39,6 +39,7 @@ from venus.eval.fdb import (
     write_meta,
     write_wav,
 )
+from venus.eval.timing import speech_regions
 
 __all__ = ["HELD_OUT_SEED", "TUNING_SEED", "SampleSpec", "draw_spec", "speech_regions",
            "synthesize", "synthesize_index"]
@@ -112,21 +113,6 @@ def draw_spec(seed: int, index: int) -> SampleSpec:
         rng.choice(OTHER_REMARKS).format(name=rng.choice(OTHER_NAMES)), rng.choice(BACKGROUND),
         rng.choice([v for v in VOICES if v not in (voice, ASSISTANT_VOICE)]),
         round(-rng.uniform(10.0, 25.0), 1), round(rng.uniform(-55, -45), 1) if rng.random() < 0.5 else None)
-
-
-def speech_regions(audio: np.ndarray, gap_s: float = 0.5, level: float = 1e-3) -> list[tuple[float, float]]:
-    """Voiced stretches of a clean synthetic signal (10 ms frames, gaps < ``gap_s`` merged)."""
-    frame = SAMPLE_RATE // 100
-    n = len(audio) // frame
-    loud = np.abs(audio[:n * frame]).reshape(n, frame).max(axis=1) > level
-    regions: list[tuple[float, float]] = []
-    for i in np.flatnonzero(loud):
-        t = i / 100
-        if regions and t - regions[-1][1] < gap_s:
-            regions[-1] = (regions[-1][0], t + 0.01)
-        else:
-            regions.append((t, t + 0.01))
-    return regions
 
 
 class _Voices:
