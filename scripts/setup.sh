@@ -27,7 +27,10 @@ cd "$(dirname "$0")/.."
 # TEST_SYSTEM_PACKAGES: everything the test suite needs (scripts/test.sh asks for these).
 # Add a package the tests need here, with the reason.
 BROWSER_PACKAGES=(chromium)
-TEST_SYSTEM_PACKAGES=("${BROWSER_PACKAGES[@]}")
+# flite: the Flite voice family (memory.models.voices); pocketsphinx-testdata: real
+# recorded speech (LibriVox, command clips) for the duplex evaluation (venus.eval.voices).
+VOICE_PACKAGES=(flite pocketsphinx-testdata)
+TEST_SYSTEM_PACKAGES=("${BROWSER_PACKAGES[@]}" "${VOICE_PACKAGES[@]}")
 # ---------------------------------------------------------------------------------------
 
 PYTHON=${PYTHON:-python3}
@@ -131,7 +134,8 @@ swap_onnxruntime_gpu() {
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv || die "could not create .venv with $PYTHON (Python 3.10+ with venv)"
 stamp=.venv/.venus-installed
 want=$( (cat pyproject.toml scripts/setup.sh; echo "$gpu $ort_gpu ${TORCH_SPEC:-} ${PIP_TORCH_ARGS:-} ${TORCH_VARIANT:-}") | sha256sum | cut -c1-16)
-optional() { [ "$optional_wheels" = no ] || bash scripts/wheels.sh "$optional_wheels"; }
+# the real speech and room impulses of the duplex evaluation (scripts/speech_data.sh)
+optional() { bash scripts/speech_data.sh; [ "$optional_wheels" = no ] || bash scripts/wheels.sh "$optional_wheels"; }
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   optional
   exit 0

@@ -18,7 +18,8 @@ PUBLIC = {
         "VideoError", "VideoInfo", "VideoMemory", "VideoNotFoundError",
     },
     "memory.models": {
-        "Answerer", "Captioner", "Relevance", "Reranker", "EspeakSynthesizer", "MiniLMEmbedder", "RapidOCRReader", "SileroSpeechDetector",
+        "Answerer", "Captioner", "Relevance", "Reranker", "EspeakSynthesizer", "FliteSynthesizer",
+        "PiperSynthesizer", "MiniLMEmbedder", "RapidOCRReader", "SileroSpeechDetector",
         "Speech", "SpeechDetector", "SpeechRegion", "SpeechSynthesizer", "TextBox",
         "TextEmbedder", "TextReader", "Transcriber", "Transcript", "TranscriptSegment",
         "VADStream", "VOICES", "WhisperTranscriber", "Word", "word_error_rate",

