@@ -18,7 +18,6 @@ import pytest
 from PIL import Image
 
 from venus.backends import (
-    BackendError,
     ChunkInput,
     OpenAICompatibleBackend,
     OpenAICompatibleConfig,

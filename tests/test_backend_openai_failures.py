@@ -173,7 +173,7 @@ def test_5xx_is_retried_with_exponential_backoff_and_jitter(server, clock, statu
     assert len(clock.waits) == 3
     for i, waited in enumerate(clock.waits):
         assert 0.5 * 0.05 * 2 ** i <= waited < 1.5 * 0.05 * 2 ** i
-    assert len(set(round(w / 2 ** i, 6) for i, w in enumerate(clock.waits))) == 3  # jittered
+    assert len({round(w / 2 ** i, 6) for i, w in enumerate(clock.waits)}) == 3  # jittered
 
 
 def test_retries_stop_at_the_chunk_budget(server, clock):
