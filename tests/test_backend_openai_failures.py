@@ -161,7 +161,7 @@ def test_429_is_retried_after_the_servers_retry_after(server, clock):
                   "<|speak|> Back.")
     with _backend(server, clock) as backend:
         decision = backend.decide(ChunkInput(0.0, 1.0, (), "hi"))
-        assert backend.attempts == [2]
+        assert backend.last.attempts == 2 and backend.last.raw == "<|speak|> Back."
     assert decision.text == "Back." and clock.waits == [0.2] and len(server.requests) == 2
 
 

@@ -148,7 +148,7 @@ class LlamaCppServer:
 
     close = stop
 
-    def __enter__(self) -> LlamaCppServer:
+    def __enter__(self):
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

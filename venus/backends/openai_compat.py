@@ -26,7 +26,7 @@ import random
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from venus.backends.base import BackendDecision, BackendError, ChunkInput
@@ -42,7 +42,7 @@ from venus.clock import perf_seconds
 from venus.errors import BackendOutputError, BackendTimeout, BackendUnavailable
 from venus.events import ControlToken
 
-__all__ = ["WORDS_PROMPT", "OpenAICompatibleBackend", "OpenAICompatibleConfig"]
+__all__ = ["WORDS_PROMPT", "OpenAICompatibleBackend", "OpenAICompatibleConfig", "ReplyTrace"]
 
 logger = logging.getLogger(__name__)
 
@@ -117,6 +117,22 @@ class _Turn:
     audio: str | None = None  # base64 WAV; only the newest second's is ever sent
 
 
+@dataclass(frozen=True)
+class ReplyTrace:
+    """How the last decision was reached, for inspection and `venus bench server`.
+
+    ``raw``: the protocol reply as the server sent it; ``words_raw``: the words
+    request's reply (None when none was made); ``attempts``: requests made for the
+    protocol reply (1 = no retry); ``rule``: which rule decided (``token``, ``no-token
+    speak`` / ``no-token listen`` (the fallback), ``repeat dropped``, ``asked for words``).
+    """
+
+    raw: str = ""
+    words_raw: str | None = None
+    attempts: int = 0
+    rule: str = ""
+
+
 class _Retry(Exception):
     """A retryable answer (429/5xx): the error to raise if no retry fits, and the wait
     the server asked for."""
@@ -153,7 +169,8 @@ class OpenAICompatibleBackend:
         self._turns: list[_Turn] = []
         self._asked: list[str] = []  # the user's words since the assistant last spoke
         self._exchanges: list[tuple[str, str]] = []  # (asked, answered), for words requests
-        self.attempts: list[int] = []  # requests per decision (1 = no retry), for inspection
+        self.last = ReplyTrace()  # how the last decision was reached
+        self._attempts = 0
 
     def reset(self) -> None:
         self._turns.clear()
@@ -180,6 +197,7 @@ class OpenAICompatibleBackend:
         turn = _Turn(chunk_message_text(chunk), images, audio=audio)
         began = self._now()
         reply = self._request(self.request_body(turn), began)
+        self.last = ReplyTrace(reply, attempts=self._attempts)
         if chunk.words.strip():
             self._asked.append(" ".join(chunk.words.split()))
         token, text = self._decide(reply, chunk, began)
@@ -198,17 +216,24 @@ class OpenAICompatibleBackend:
         the token and stop)."""
         token, text = parse_control(reply)
         turn_ended = bool(self._asked) and not chunk.user_speaking
+        rule = "token"
         if token is None:
             logger.debug("reply without a control token (turn ended: %s): %r", turn_ended,
                          reply[:80])
             token = ControlToken.SPEAK if text and turn_ended else ControlToken.LISTEN
+            rule = f"no-token {token.name.lower()}"
         if token is not ControlToken.SPEAK:
+            self.last = replace(self.last, rule=rule)
             return token, ""
         if text and any(_norm(text) in _norm(said) for _, said in self._exchanges):
             logger.debug("the model repeats itself; not spoken again: %r", text)
-            text = ""
+            text, rule = "", "repeat dropped"
         elif not text and turn_ended and self.config.ask_for_words:
-            text = _whole_sentences(parse_control(self._request(self.words_body(), began))[1])
+            words_raw = self._request(self.words_body(), began)
+            text = _whole_sentences(parse_control(words_raw)[1])
+            self.last = replace(self.last, words_raw=words_raw)
+            rule = "asked for words"
+        self.last = replace(self.last, rule=rule)
         if text:
             self._exchanges = [*self._exchanges[-2:], (" ".join(self._asked), text)]
             self._asked.clear()
@@ -268,12 +293,12 @@ class OpenAICompatibleBackend:
                 delay = retry.after_s if retry.after_s is not None else (
                     c.backoff_s * 2 ** (attempt - 1) * (0.5 + self._rng.random()))
                 if self._now() + delay - began >= c.chunk_budget_s:
-                    self.attempts.append(attempt)
+                    self._attempts = attempt
                     raise _with_attempts(retry.error, attempt) from None
                 logger.info("model server busy (%s); retry %d in %.2f s", retry, attempt, delay)
                 self._wait(delay)
                 continue
-            self.attempts.append(attempt)
+            self._attempts = attempt
             return reply
 
     def _complete(self, body: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ BENCHMARKS = {
     "frontend": "venus.bench.frontend",
     "harness": "venus.bench.harness",
     "memory": "venus.bench.memory",
+    "server": "venus.bench.server",
 }
 
 
