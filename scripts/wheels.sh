@@ -14,9 +14,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # ---------------------------------------------------------------------------------------
-# One line per optional wheel: "pip requirement|environment for the build" (the
-# environment part may be empty). Add new ones here, with the extra that uses them.
+# One line per optional wheel: "pip requirement|extra that uses it|VAR=value|VAR=value..."
+# (the extra and the build environment may be empty; a value may contain spaces). Once the
+# wheel is built, the extra is installed with it (its other packages from the index; the
+# wheel itself only from the wheelhouse, never built on the fly).
 OPTIONAL_WHEELS=(
+  # llama.cpp's OpenAI-compatible server for tests/test_server_llama_cpp.py and `venus bench
+  # server`. GGML_NATIVE=OFF: the native probe fails on some CPUs; AVX2/FMA/F16C as on x86-64
+  # machines of the last decade (set CMAKE_ARGS="-DGGML_CUDA=on" for a CUDA build instead).
+  "llama-cpp-python[server]==0.3.36|server-test|CMAKE_ARGS=${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF}"
 )
 # ---------------------------------------------------------------------------------------
 
@@ -42,8 +48,9 @@ PY
 }
 
 for entry in ${OPTIONAL_WHEELS[@]+"${OPTIONAL_WHEELS[@]}"}; do
-  req=${entry%%|*} env_part=${entry#*|}
-  [ "$env_part" = "$entry" ] && env_part=""
+  IFS='|' read -r -a fields <<< "$entry"
+  req=${fields[0]} extra=${fields[1]:-} build_env=("${fields[@]:2}")
+  name=${req%%[[<>=!~ ;]*}
   if built "$req"; then
     [ "$mode" = list ] && { echo "built    $req"; continue; }
   else
@@ -52,10 +59,13 @@ for entry in ${OPTIONAL_WHEELS[@]+"${OPTIONAL_WHEELS[@]}"}; do
       cached) echo "wheels: $req is not built on this machine (bash scripts/wheels.sh build); its tests will skip"; continue ;;
       build)
         echo "wheels: building $req once into $house (this can take a long time)"
-        # shellcheck disable=SC2086
-        env $env_part "$py" -m pip wheel --no-deps -w "$house" "$req" ;;
+        env ${build_env[@]+"${build_env[@]}"} "$py" -m pip wheel --no-deps -w "$house" "$req" ;;
       *) echo "wheels: unknown mode $mode (build, cached or list)" >&2; exit 2 ;;
     esac
   fi
-  "$py" -m pip install -q --no-index --find-links "$house" "$req"
+  if [ -n "$extra" ]; then
+    "$py" -m pip install -q --find-links "$house" --only-binary "$name" -e ".[$extra]"
+  else
+    "$py" -m pip install -q --find-links "$house" --only-binary "$name" "$req"
+  fi
 done

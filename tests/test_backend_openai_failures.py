@@ -157,8 +157,8 @@ def test_sse_events_follow_the_standard():
 # -- retries: 429 and 5xx, with backoff and jitter, inside the chunk budget --------------
 def test_429_is_retried_after_the_servers_retry_after(server, clock):
     """Why: there was no retry on 429/5xx."""
-    server.script(Scripted(status=429, body='{"error": "slow down"}', headers=(("Retry-After", "0.2"),)),
-                  "<|speak|> Back.")
+    server.script(Scripted(status=429, body='{"error": "slow down"}',
+                           headers=(("Retry-After", "0.2"),)), "<|speak|> Back.")
     with _backend(server, clock) as backend:
         decision = backend.decide(ChunkInput(0.0, 1.0, (), "hi"))
         assert backend.last.attempts == 2 and backend.last.raw == "<|speak|> Back."
@@ -194,14 +194,16 @@ def test_a_retry_after_beyond_the_budget_fails_at_once(server, clock):
 
 
 @pytest.mark.parametrize("status, body, match", [
-    (404, '{"error": {"message": "model not found"}}', r"HTTP 404 \(model not found\).*ends in /v1"),
+    (404, '{"error": {"message": "model not found"}}',
+     r"HTTP 404 \(model not found\).*ends in /v1"),
     (401, '{"error": "bad key"}', r"HTTP 401 \(bad key\).*api_key"),
     (400, '{"detail": "max_tokens too large"}', r"HTTP 400 \(max_tokens too large\)"),
 ])
 @pytest.mark.parametrize("stream", [True, False])
 def test_client_errors_are_translated_and_not_retried(server, clock, status, body, match, stream):
     server.script(Scripted(status=status, body=body))
-    with _backend(server, clock, stream=stream) as backend, pytest.raises(BackendError, match=match):
+    with _backend(server, clock, stream=stream) as backend, \
+            pytest.raises(BackendError, match=match):
         backend.decide(ChunkInput(0.0, 1.0))
     assert clock.waits == [] and len(server.requests) == 1
 

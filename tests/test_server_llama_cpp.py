@@ -44,8 +44,9 @@ def _chunks(seconds: int, speech: dict[int, str]):
     tts = EspeakSynthesizer()
     audio = np.zeros(seconds * SAMPLE_RATE, np.float32)
     for start, text in speech.items():
-        said = tts.synthesize(text, voice=VOICES[0]).audio
-        audio[start * SAMPLE_RATE:start * SAMPLE_RATE + len(said)] = said[:len(audio) - start * SAMPLE_RATE]
+        at = start * SAMPLE_RATE
+        said = tts.synthesize(text, voice=VOICES[0]).audio[:len(audio) - at]
+        audio[at:at + len(said)] = said
     frame = np.full((120, 160, 3), 128, np.uint8)
     return [VideoChunk(i, float(i), i + 1.0, (Frame(i + 0.5, frame),),
                        audio[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]) for i in range(seconds)]

@@ -312,7 +312,8 @@ class OpenAICompatibleBackend:
 
     def _stream(self, body: dict[str, Any]) -> str:
         reply, state = "", ChatStream()
-        with self._errors(body), self._client.stream("POST", self.config.url, json=body) as response:
+        with self._errors(body), \
+                self._client.stream("POST", self.config.url, json=body) as response:
             if response.status_code >= 400:
                 response.read()
             self._check(response, body)

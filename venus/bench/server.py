@@ -105,9 +105,11 @@ def run(args: argparse.Namespace) -> BenchReport:
                                          f"({'GPU' if args.n_gpu_layers else 'CPU'})"
     rows = [[form, n] for form, n in figures["token_forms"].items()]
     rows += [[f"rule: {rule}", n] for rule, n in figures["rules"].items()]
-    rows += [[f"client: {name}", f"{ms:.1f} ms"] for name, ms in figures.get("client_ms_p50", {}).items()]
-    summary = (f"request p50 {figures['request_ms_p50']:.0f} ms, p95 {figures['request_ms_p95']:.0f} ms "
-               f"over {figures['chunks']} chunks (first {figures['first_request_ms']:.0f} ms); "
+    rows += [[f"client: {name}", f"{ms:.1f} ms"]
+             for name, ms in figures.get("client_ms_p50", {}).items()]
+    summary = (f"request p50 {figures['request_ms_p50']:.0f} ms, "
+               f"p95 {figures['request_ms_p95']:.0f} ms over {figures['chunks']} chunks "
+               f"(first {figures['first_request_ms']:.0f} ms); "
                f"answered {figures['answered']}/{figures['questions']} questions")
     return BenchReport("server", ["reply / rule / client", "count or p50"], rows, summary, figures)
 
@@ -138,7 +140,8 @@ def _conversations(base_url: str, args: argparse.Namespace) -> dict[str, Any]:
                     answers.append({"question": asked, "answer": decision.text, "second": i})
                     asked = ""
     return {"chunks": len(latencies) + len(first), "runs": args.runs,
-            "request_ms_p50": percentile(latencies, 50), "request_ms_p95": percentile(latencies, 95),
+            "request_ms_p50": percentile(latencies, 50),
+            "request_ms_p95": percentile(latencies, 95),
             "first_request_ms": percentile(first, 50),
             "words_request_share": words_requests / max(1, len(latencies) + len(first)),
             "token_forms": dict(forms.most_common()), "rules": dict(rules.most_common()),
@@ -201,7 +204,8 @@ def _compare_clients(base_url: str, args: argparse.Namespace) -> dict[str, Any]:
             times[name].append((perf_seconds() - began) * 1000)
     http.close()
     p50 = {name: percentile(t, 50) for name, t in times.items()}
-    return {"client_ms_p50": p50, "client_ratio_to_ours": {n: v / p50["ours"] for n, v in p50.items()},
+    return {"client_ms_p50": p50,
+            "client_ratio_to_ours": {n: v / p50["ours"] for n, v in p50.items()},
             "client_runs": args.client_runs, "clients_agree": len(set(texts.values())) == 1}
 
 

@@ -171,7 +171,8 @@ class StandInChatServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 if not self.path.endswith("/chat/completions"):
-                    return self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
+                    missing = {"error": {"message": f"no route {self.path}"}}
+                    return self._send(404, json.dumps(missing))
                 owner.headers.append(dict(self.headers))
                 answer = owner._next(body)
                 try:
