@@ -55,6 +55,19 @@ def test_bench_duplex_writes_fdb_folders_and_the_stable_keys(tmp_path, capsys):
     assert "proxy (decision log)" in scored
 
 
+def test_held_out_speaks_only_the_held_out_family(tmp_path):
+    root, out = tmp_path / "held", tmp_path / "held.json"
+    assert main(["bench", "duplex", "--n", "1", "--held-out", "--workers", "1", "--out", str(root),
+                 "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["seed"] == 2027 and doc["voice_family"] == "flite"
+    for subset in OVERLAP_SUBSETS:
+        for folder in sample_dirs(root, subset):
+            meta = read_meta(folder).venus
+            assert meta["user_family"] == meta["overlap_family"] == "flite"
+    assert json.loads((root / "notes.json").read_text())  # the notes the answers came from
+
+
 def test_v1_sets_are_written_run_and_scored(tmp_path, capsys):
     root = tmp_path / "v1"
     assert main(["eval", "synth", str(root), "--n", "1",
@@ -71,7 +84,12 @@ def test_v1_sets_are_written_run_and_scored(tmp_path, capsys):
         assert not sample_dirs(root, subset)  # only the subsets asked for
     assert main(["eval", "synth", str(root), "--subsets", "nope"]) == 3  # one clear error
     [turn] = sample_dirs(root, "smooth_turn_taking")
-    assert main(["eval", "run", str(root)]) == 0
+    notes = tmp_path / "notes.json"  # what the assistant knows, from elsewhere
+    notes.write_text(json.dumps([{"start": 0, "end": 30, "text": "Leaves make sugar from sunlight, "
+                                  "roots take up water from the soil and bees help plants make "
+                                  "seeds, as the Calvin notes say."}]))
+    assert main(["eval", "run", str(root), "--notes", str(notes)]) == 0
+    assert "Calvin" in json.loads((turn / "output.json").read_text())["text"]
     assert (turn / "clean_output.wav").read_bytes() == (turn / "output.wav").read_bytes()
     assert main(["eval", "score", str(root)]) == 0
     out = capsys.readouterr().out

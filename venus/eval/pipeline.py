@@ -23,33 +23,36 @@ __all__ = ["evaluate", "run_index"]
 logger = logging.getLogger(__name__)
 
 
-def run_index(root: str, seed: int, index: int, subsets: tuple[str, ...]) -> int:
+def run_index(root: str, seed: int, index: int, subsets: tuple[str, ...],
+              held_out: bool = False, notes: list[dict] | None = None) -> int:
     """Synthesize and run sample ``index`` of every subset; returns the folders done."""
     from venus.eval.runner import run_sample
     from venus.eval.synth import synthesize_index
 
-    folders = synthesize_index(Path(root), seed, index, subsets=subsets)
+    folders = synthesize_index(Path(root), seed, index, subsets=subsets, held_out=held_out,
+                               notes=notes)
     for folder in folders:
-        run_sample(folder)
+        run_sample(folder, notes=notes)
     return len(folders)
 
 
 def evaluate(root: Path, n: int, seed: int, *, subsets: tuple[str, ...] = OVERLAP_SUBSETS,
-             workers: int = 1,
+             workers: int = 1, held_out: bool = False, notes: list[dict] | None = None,
              progress: Callable[[int, int], None] | None = None) -> dict[str, list[SampleScore]]:
-    """Synthesize, run and score ``n`` samples per subset under ``root``."""
+    """Synthesize, run and score ``n`` samples per subset under ``root`` (``held_out``: in
+    the held-out voice family only)."""
     root = Path(root)
     done = 0
     if workers <= 1:
         for i in range(n):
-            run_index(str(root), seed, i, subsets)
+            run_index(str(root), seed, i, subsets, held_out, notes)
             done += 1
             if progress:
                 progress(done, n)
     else:
         ctx = multiprocessing.get_context("spawn")  # no forked torch/onnx state
         with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-            futures = [pool.submit(run_index, str(root), seed, i, subsets) for i in range(n)]
+            futures = [pool.submit(run_index, str(root), seed, i, subsets, held_out, notes) for i in range(n)]
             for f in as_completed(futures):
                 f.result()
                 done += 1

@@ -4,7 +4,7 @@ Composition layer of `venus.eval` (above `fdb`): `stream_audio` feeds a 16 kHz s
 a `venus.runtime.Session` one second at a time on a `SimulatedClock`, exactly as a live
 microphone would (the session never sees a chunk before its time; an optional video
 track adds frames), with the embedded frontend, its `AudioSpeechOutput` and the built-in
-capabilities. `run_sample` does it for one folder's ``input.wav`` (and
+capabilities, answering from a notes memory (`venus.eval.notes`). `run_sample` does it for one folder's ``input.wav`` (and
 ``clean_input.wav`` unless ``clean_output.wav`` already exists) and writes
 ``output.wav`` (sample-aligned: same start, same length), ``output.json`` (the assistant's
 own words at their played times, FDB's transcript schema, ``"source": "self"``) and
@@ -27,18 +27,11 @@ import numpy as np
 
 from memory.media import SAMPLE_RATE, VideoChunk
 from venus.eval.fdb import TranscriptWord, read_wav, transcript_doc, write_json, write_wav
+from venus.eval.notes import DEFAULT_NOTES as NOTES
 
 __all__ = ["StreamRun", "assistant_words", "run_sample", "stream_audio"]
 
 logger = logging.getLogger(__name__)
-
-# What the assistant can answer from: the synthesizer asks about these notes.
-NOTES = [
-    {"start": 0, "end": 30, "text": "Leaves make sugar from sunlight in a process called photosynthesis."},
-    {"start": 30, "end": 60, "text": "Roots take up water and minerals from the soil."},
-    {"start": 60, "end": 90, "text": "Bees carry pollen from flower to flower, which lets plants make seeds."},
-]
-
 
 @dataclass
 class StreamRun:
@@ -76,9 +69,9 @@ class _AudioSource:
 
 
 def _memory(notes: list[dict[str, Any]]):
-    from venus.testing import FakeMemory, FakeMoment
+    from venus.eval.notes import NotesMemory
 
-    return FakeMemory([FakeMoment(n["start"], n["end"], n["text"], "", "") for n in notes])
+    return NotesMemory(notes)
 
 
 def stream_audio(audio: np.ndarray, *, models=None, video: str | None = None,
@@ -160,13 +153,15 @@ def _lay_words(tokens: list[str], played: np.ndarray, start: float, end: float) 
     return out
 
 
-def run_sample(folder: Path, *, models=None, video: str | None = None, clean: bool = True) -> StreamRun:
-    """Write output.wav/output.json/timeline.jsonl for ``folder`` (and the clean pair)."""
+def run_sample(folder: Path, *, models=None, video: str | None = None, clean: bool = True,
+               notes: list[dict[str, Any]] | None = None) -> StreamRun:
+    """Write output.wav/output.json/timeline.jsonl for ``folder`` (and the clean pair);
+    ``notes`` is what the assistant knows (default: `venus.eval.notes.DEFAULT_NOTES`)."""
     folder = Path(folder)
     same = (folder / "input.wav").read_bytes() == (folder / "clean_input.wav").read_bytes()
     if clean and not same and not (folder / "clean_output.wav").exists():
-        run_clean(folder, models=models, video=video)
-    run = stream_audio(read_wav(folder / "input.wav"), models=models, video=video,
+        run_clean(folder, models=models, video=video, notes=notes)
+    run = stream_audio(read_wav(folder / "input.wav"), models=models, video=video, notes=notes,
                        timeline_path=folder / "timeline.jsonl", session_id=folder.name)
     write_wav(folder / "output.wav", run.output_audio)
     write_json(folder / "output.json", transcript_doc(run.words))
@@ -176,9 +171,10 @@ def run_sample(folder: Path, *, models=None, video: str | None = None, clean: bo
     return run
 
 
-def run_clean(folder: Path, *, models=None, video: str | None = None) -> StreamRun:
+def run_clean(folder: Path, *, models=None, video: str | None = None,
+              notes: list[dict[str, Any]] | None = None) -> StreamRun:
     """clean_output.wav / clean_output.json from clean_input.wav."""
-    run = stream_audio(read_wav(folder / "clean_input.wav"), models=models, video=video,
+    run = stream_audio(read_wav(folder / "clean_input.wav"), models=models, video=video, notes=notes,
                        session_id=f"{folder.name}-clean")
     write_wav(folder / "clean_output.wav", run.output_audio)
     write_json(folder / "clean_output.json", transcript_doc(run.words))

@@ -1,7 +1,7 @@
 """Synthesizing FDB-format sample folders: seeded voices, phrasings and overlaps.
 
 Behaviour layer of `venus.eval` (above `fdb`, beside `runner`). Sample ``i`` of a seed is
-one user question (voice, rate, pitch, phrasing, lead-in silence drawn from
+one user question (voice family and voice, rate, pitch, phrasing, lead-in silence drawn from
 ``random.Random(f"{seed}:{i}")``) shared by every subset, so the system's answer to the
 clean input is computed once: it is run through the system under test (`runner`) and the
 overlap is placed *while the assistant speaks*: 0.8-2.0 s into its first speech region
@@ -16,8 +16,12 @@ overlap is placed *while the assistant speaks*: 0.8-2.0 s into its first speech 
 * v1 ``pause_handling``: the question split by a 1.2-2.5 s pause (``timestamps`` = the
   pause); v1 ``smooth_turn_taking``: the question alone (``timestamps`` = its end, twice).
 
-`TUNING_SEED` (0) is the one the policy was tuned on; `HELD_OUT_SEED` (2027) draws a test
-set nobody tuned on: report figures on it, never tune on it.
+Voices (`venus.eval.voices`): the user's parts in a family chosen by seed from the tuning
+families (eSpeak, Piper), the background speaker's from those and real recordings, every
+part at one speech level, the background in a room half the time. `TUNING_SEED` (0) is
+the one the policy was tuned on; the held-out split (``held_out=True``, with
+`HELD_OUT_SEED` 2027) speaks every part in the held-out family (Flite): report figures on
+it, never tune on it. The assistant answers from `venus.eval.notes` (``root/notes.json``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,19 @@ from venus.eval.fdb import (
     write_meta,
     write_wav,
 )
+from venus.eval.notes import DEFAULT_NOTES, write_notes
 from venus.eval.timing import speech_regions
+from venus.eval.voices import (
+    BACKGROUND_FAMILIES,
+    FAMILIES,
+    HELD_OUT_FAMILY,
+    IMPULSES,
+    TUNING_FAMILIES,
+    family_synthesizer,
+    human_clips,
+    in_room,
+    spoken,
+)
 
 __all__ = ["HELD_OUT_SEED", "TUNING_SEED", "SampleSpec", "draw_spec", "speech_regions",
            "synthesize", "synthesize_index"]
@@ -48,8 +64,6 @@ logger = logging.getLogger(__name__)
 
 TUNING_SEED = 0
 HELD_OUT_SEED = 2027
-VOICES = ("en-us", "en-us+f2", "en-us+m3", "en-us+f4", "en", "en+m7", "en-gb-x-rp+f3",
-          "en-us+m5", "en-029+f1", "en-gb-scotland+m2")
 ASSISTANT_VOICE = "en-us+m3"
 QUESTIONS = (
     ("What do leaves make from sunlight?", "So, um,", "what do leaves make from sunlight?"),
@@ -100,28 +114,80 @@ class SampleSpec:
     background_voice: str
     background_db: float
     noise_db: float | None
+    family: str = "espeak"             # the user's voice family (all of the user's parts)
+    background_family: str = "espeak"  # the background speaker's ("human": a recording)
+    background_clip: int | None = None  # which recording (index into `human_clips`)
+    room: str | None = None            # impulse response the background plays through
 
 
-def draw_spec(seed: int, index: int) -> SampleSpec:
-    """The seeded draw for one sample (independent of n: sample i is the same for any n)."""
+def draw_spec(seed: int, index: int, held_out: bool = False) -> SampleSpec:
+    """The seeded draw for one sample (independent of n: sample i is the same for any n).
+
+    Each part picks its voice family by seed: the user's from `TUNING_FAMILIES`, the
+    background speaker's from `BACKGROUND_FAMILIES`; ``held_out`` speaks every part in
+    the held-out family (`venus.eval.voices`)."""
     rng = random.Random(f"{seed}:{index}")
-    voice = rng.choice(VOICES)
-    return SampleSpec(
-        index, voice, rng.randint(145, 195), rng.randint(35, 65), round(rng.uniform(0.6, 1.5), 2),
-        rng.choice(QUESTIONS), round(rng.uniform(1.2, 2.5), 2), round(rng.uniform(0.8, 2.0), 2),
-        rng.choice(INTERRUPTIONS), rng.choice(BACKCHANNELS),
-        rng.choice(OTHER_REMARKS).format(name=rng.choice(OTHER_NAMES)), rng.choice(BACKGROUND),
-        rng.choice([v for v in VOICES if v not in (voice, ASSISTANT_VOICE)]),
-        round(-rng.uniform(10.0, 25.0), 1), round(rng.uniform(-55, -45), 1) if rng.random() < 0.5 else None)
+    family = HELD_OUT_FAMILY if held_out else rng.choice(TUNING_FAMILIES)
+    voice = rng.choice(FAMILIES[family])
+    rate, pitch, lead = rng.randint(145, 195), rng.randint(35, 65), round(rng.uniform(0.6, 1.5), 2)
+    question, pause, delay = rng.choice(QUESTIONS), round(rng.uniform(1.2, 2.5), 2), round(rng.uniform(0.8, 2.0), 2)
+    interruption, backchannel = rng.choice(INTERRUPTIONS), rng.choice(BACKCHANNELS)
+    other = rng.choice(OTHER_REMARKS).format(name=rng.choice(OTHER_NAMES))
+    # never the user's own voice in the background (Piper has one voice: another family then)
+    apart = [f for f in BACKGROUND_FAMILIES if f == "human" or set(FAMILIES[f]) - {voice}]
+    background_family = HELD_OUT_FAMILY if held_out else rng.choice(apart)
+    clip, background = None, rng.choice(BACKGROUND)
+    if background_family == "human":
+        clip = rng.choice([i for i, c in enumerate(human_clips()) if len(c.audio) >= 1.5 * SAMPLE_RATE])
+        background_voice, background = human_clips()[clip].speaker, human_clips()[clip].text
+    else:
+        others = [v for v in FAMILIES[background_family] if v not in (voice, ASSISTANT_VOICE)]
+        background_voice = rng.choice(others or FAMILIES[background_family])
+    db, noise = round(-rng.uniform(10.0, 25.0), 1), (round(rng.uniform(-55, -45), 1) if rng.random() < 0.5 else None)
+    room = rng.choice(IMPULSES) if rng.random() < 0.5 else None
+    return SampleSpec(index, voice, rate, pitch, lead, question, pause, delay, interruption,
+                      backchannel, other, background, background_voice, db, noise, family,
+                      background_family, clip, room)
 
 
 class _Voices:
+    """Says a text in one of the sample's voices, at the common speech level."""
+
     def __init__(self, tts, spec: SampleSpec) -> None:
         self.tts, self.spec = tts, spec
 
-    def say(self, text: str, voice: str | None = None) -> np.ndarray:
+    def say(self, text: str) -> np.ndarray:
+        """The user's voice."""
         s = self.spec
-        return self.tts.synthesize(text, voice=voice or s.voice, rate=s.rate, pitch=s.pitch).audio
+        tts = family_synthesizer(s.family, self.tts)
+        return _level(tts.synthesize(spoken(s.family, text), voice=s.voice, rate=s.rate,
+                                     pitch=s.pitch).audio)
+
+    def background(self) -> np.ndarray:
+        """The background speaker's voice, in its room (full level: the caller lowers it)."""
+        s = self.spec
+        if s.background_clip is not None:
+            audio = human_clips()[s.background_clip].audio
+        else:
+            tts = family_synthesizer(s.background_family, self.tts)
+            audio = tts.synthesize(s.background, voice=s.background_voice, rate=s.rate,
+                                   pitch=s.pitch).audio
+        return _level(in_room(_level(audio), s.room))
+
+
+SPEECH_DBFS = -21.0  # eSpeak's own level (RMS over voiced 10 ms frames): every part's level
+
+
+def _level(audio: np.ndarray, dbfs: float = SPEECH_DBFS) -> np.ndarray:
+    frame = SAMPLE_RATE // 100
+    n = len(audio) // frame
+    frames = audio[:n * frame].reshape(n, frame)
+    voiced = frames[np.abs(frames).max(axis=1) > 1e-3]
+    if not len(voiced):
+        return audio.astype(np.float32)
+    gain = 10 ** (dbfs / 20) / float(np.sqrt(np.mean(voiced ** 2)))
+    gain = min(gain, 0.99 / max(float(np.abs(audio).max()), 1e-9))  # never clip
+    return (audio * gain).astype(np.float32)
 
 
 def _mix(base: np.ndarray, extra: np.ndarray, at: float) -> np.ndarray:
@@ -145,7 +211,7 @@ def _overlap_audio(subset: str, spec: SampleSpec, voices: _Voices, seed: int) ->
         return spec.backchannel, voices.say(spec.backchannel)
     if subset == "talking_to_other":
         return spec.other, voices.say(spec.other)
-    audio = voices.say(spec.background, spec.background_voice) * 10 ** (spec.background_db / 20)
+    audio = voices.background() * 10 ** (spec.background_db / 20)
     if spec.noise_db is not None:
         rng = np.random.default_rng([seed, spec.index])
         audio = audio + (rng.standard_normal(len(audio)) * 10 ** (spec.noise_db / 20)).astype(np.float32)
@@ -153,7 +219,8 @@ def _overlap_audio(subset: str, spec: SampleSpec, voices: _Voices, seed: int) ->
 
 
 def synthesize(root: Path, n: int, seed: int = TUNING_SEED, *, subsets=OVERLAP_SUBSETS,
-               models=None, tail_s: float = 14.0,
+               models=None, tail_s: float = 14.0, held_out: bool = False,
+               notes: list[dict] | None = None,
                progress: Callable[[int, int], None] | None = None) -> list[Path]:
     """Write ``n`` samples per subset under ``root/{subset}/{i:04d}``; returns the folders.
 
@@ -165,26 +232,33 @@ def synthesize(root: Path, n: int, seed: int = TUNING_SEED, *, subsets=OVERLAP_S
     models = models or shared_models()
     folders: list[Path] = []
     for i in range(n):
-        folders += synthesize_index(root, seed, i, subsets=subsets, models=models, tail_s=tail_s)
+        folders += synthesize_index(root, seed, i, subsets=subsets, models=models, tail_s=tail_s,
+                                    held_out=held_out, notes=notes)
         if progress is not None:
             progress(i + 1, n)
     return folders
 
 
 def synthesize_index(root: Path, seed: int, index: int, *, subsets=OVERLAP_SUBSETS,
-                     models=None, tail_s: float = 14.0) -> list[Path]:
-    """Sample ``index`` of ``seed`` in every subset asked for (see `synthesize`)."""
+                     models=None, tail_s: float = 14.0, held_out: bool = False,
+                     notes: list[dict] | None = None) -> list[Path]:
+    """Sample ``index`` of ``seed`` in every subset asked for (see `synthesize`); writes
+    ``root/notes.json`` (what the assistant knows: ``notes``, default `DEFAULT_NOTES`)."""
     from venus.eval.runner import stream_audio
     from venus.scenario import shared_models
 
     models = models or shared_models()
     root = Path(root)
-    spec = draw_spec(seed, index)
+    spec = draw_spec(seed, index, held_out)
     voices = _Voices(models.tts, spec)
+    notes = list(notes if notes is not None else DEFAULT_NOTES)
+    root.mkdir(parents=True, exist_ok=True)
+    write_notes(root / "notes.json", notes)
     folders = _write_v1(root, spec, voices, subsets, tail_s)
     overlap_sets = [s for s in subsets if s in OVERLAP_SUBSETS]
     if overlap_sets:
-        folders += _write_overlaps(root, spec, voices, overlap_sets, seed, tail_s, models, stream_audio)
+        folders += _write_overlaps(root, spec, voices, overlap_sets, seed, tail_s, models,
+                                   lambda audio, **kw: stream_audio(audio, notes=notes, **kw))
     return folders
 
 
@@ -216,10 +290,9 @@ def _write_overlaps(root, spec, voices, subsets, seed, tail_s, models, stream_au
         write_json(folder / "clean_output.json", transcript_doc(run.words))
         end = round(at + len(audio) / SAMPLE_RATE, 3)
         meta = SampleMeta(spec.question[0], text, [at, end], {
-            "subset": subset, "seed": seed, "index": spec.index, "user_voice": spec.voice,
+            "subset": subset, "seed": seed, "index": spec.index, **_voice_meta(spec, subset),
             "rate": spec.rate, "pitch": spec.pitch, "question_span": [spec.lead_s, round(q_end, 3)],
             "assistant_speech": [r0, r1],
-            "overlap_voice": spec.background_voice if subset == "background_speech" else spec.voice,
             "overlap_gain_db": spec.background_db if subset == "background_speech" else 0.0,
             "noise_db": spec.noise_db if subset == "background_speech" else None})
         write_meta(folder, subset, meta)
@@ -250,6 +323,14 @@ def _v1_folder(root: Path, subset: str, spec: SampleSpec, audio: np.ndarray, met
     folder.mkdir(parents=True, exist_ok=True)
     write_wav(folder / "input.wav", audio)
     write_wav(folder / "clean_input.wav", audio)
-    meta.venus.update({"subset": subset, "index": spec.index, "user_voice": spec.voice})
+    meta.venus.update({"subset": subset, "index": spec.index, **_voice_meta(spec, subset)})
     write_meta(folder, subset, meta)
     return folder
+
+
+def _voice_meta(spec: SampleSpec, subset: str) -> dict:
+    background = subset == "background_speech"
+    return {"user_family": spec.family, "user_voice": spec.voice,
+            "overlap_family": spec.background_family if background else spec.family,
+            "overlap_voice": spec.background_voice if background else spec.voice,
+            "room": spec.room if background else None}
