@@ -20,7 +20,14 @@ from venus.eval.fdb import (
     write_meta,
     write_wav,
 )
-from venus.eval.score import SampleScore, judge_proxy, paper_table, subset_figures, turn_over
+from venus.eval.score import (
+    SampleScore,
+    judge_proxy,
+    only_old_answer,
+    paper_table,
+    subset_figures,
+    turn_over,
+)
 from venus.eval.synth import HELD_OUT_SEED, TUNING_SEED, draw_spec, speech_regions
 
 
@@ -98,6 +105,16 @@ def test_judge_proxy_labels(tmp_path):
     assert judge_proxy(_timeline(path, [said]), 4.0, spoken) == "RESUME"
     end = (20.0, "SpeechStopped", {"utterance_id": "u1", "heard_fraction": 1.0, "reason": "session ended"})
     assert judge_proxy(_timeline(path, [queued, end]), 4.0, answer) == "RESUME"
+
+
+def test_going_back_to_the_old_answer_is_no_reply():
+    w = lambda t, s: TranscriptWord(t, s, s + 0.3)  # noqa: E731
+    clean = [w(x, 3 + i * 0.4) for i, x in enumerate("At 0:00, Leaves make sugar from sunlight.".split())]
+    resumed = [w("sugar", 8.0), w("from", 8.4), w("sunlight.", 8.8)]
+    assert only_old_answer(resumed, clean, 8.0)  # paused, then the same answer went on
+    reply = [w("At", 8.0), w("0:30,", 8.3), w("Roots", 8.6), w("take", 8.9)]
+    assert not only_old_answer(reply, clean, 8.0)
+    assert not only_old_answer(resumed, clean, 12.0)  # nothing heard there at all
 
 
 def test_seeded_draws_are_stable_and_seeds_differ():

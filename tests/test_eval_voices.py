@@ -73,3 +73,13 @@ def test_every_family_says_every_part_at_one_level():
             level = 20 * np.log10(np.sqrt(np.mean(voiced ** 2)))
             assert -24.0 < level < -20.5 and np.abs(audio).max() < 1.0
     assert spoken("flite", "Mm-hmm.") == "Hmm." and spoken("espeak", "Mm-hmm.") == "Mm-hmm."
+
+
+def test_an_interruption_always_changes_the_topic():
+    from venus.eval.synth import INTERRUPTION_TOPICS, INTERRUPTIONS, QUESTION_TOPICS, QUESTIONS
+
+    for seed, held in ((TUNING_SEED, False), (HELD_OUT_SEED, True)):
+        for i in range(40):
+            s = draw_spec(seed, i, held_out=held)
+            assert (QUESTION_TOPICS[QUESTIONS.index(s.question)]
+                    != INTERRUPTION_TOPICS[INTERRUPTIONS.index(s.interruption)])

@@ -15,8 +15,9 @@ Silero speech on a signal above -60 dBFS), the clean output's the same; the rule
   and speaks again within `RESPOND_WITHIN_S` (3 s) after the overlap ends. "Stops" is the
   end of the output region playing at the onset, with gaps under `MODEL_GAP_S` (0.5 s,
   FDB's timing merge) bridged, so a breath between sentences is not a stop; "speaks
-  again" is the first output region that begins at or after the overlap's end (the same
-  definitions as the stop and response latencies of `venus.eval.timing`).
+  again" is the first output region that begins at or after the overlap's end. What is said
+  then must be a reply, not the old answer again: `venus.eval.score.only_old_answer`
+  reads that from the transcripts.
 
 Interpretations the issue left open, chosen strictly: the answer's end in the clean
 output is the end of its region containing the onset, with gaps up to `SILENCE_S`

@@ -4,7 +4,9 @@ Scoring layer of `venus.eval` (above `fdb`, `timing` and `listener`). FDB's offi
 v1.5 behaviour labels come from a GPT-4o judge reading ASR transcripts; ours are offline,
 and **the headline is the strict listener rule** (`venus.eval.listener`, from
 ``output.wav`` against ``clean_output.wav``): interruption response rate = share of
-samples that stop within 1.5 s and speak again within 3 s of the overlap's end;
+samples that stop within 1.5 s and speak again within 3 s of the overlap's end, with
+something other than the old answer (the first 3 s of words heard again, in
+``output.json``, are not all words of ``clean_output.json``: `only_old_answer`);
 continuation rate = share of the testable samples with no output silence over 0.8 s
 in the RESUME window.
 
@@ -44,9 +46,11 @@ from venus.eval.fdb import (
 from venus.eval.listener import hear
 from venus.eval.timing import heard_regions
 
-__all__ = ["HEADLINE", "PUBLISHED", "SUBSET_COLUMNS", "SampleScore", "judge_proxy", "paper_table",
-           "score_folder", "score_root", "subset_figures", "subset_table", "turn_over"]
+__all__ = ["HEADLINE", "PUBLISHED", "SUBSET_COLUMNS", "SampleScore", "judge_proxy",
+           "only_old_answer", "paper_table", "score_folder", "score_root", "subset_figures",
+           "subset_table", "turn_over"]
 
+REPLY_WINDOW_S = 3.0  # the words of a reply that RESPOND reads (see `only_old_answer`)
 TURN_MIN_S = 1.0
 TURN_MIN_WORDS = 3
 # (interruption response, continuation backchannel, other-directed, background)
@@ -108,6 +112,16 @@ def judge_proxy(timeline_path: Path, onset: float, words: list[TranscriptWord]) 
     return "RESUME" if same_answer and not queued else "OTHER"
 
 
+def only_old_answer(words: list[TranscriptWord], clean: list[TranscriptWord], start: float,
+                    window_s: float = REPLY_WINDOW_S) -> bool:
+    """Whether the output's words in [``start``, ``start + window_s``) are all words of
+    the answer it gave without the overlap (``clean``): it went back to its old answer
+    instead of replying to the interruption (a reader of ``output.json`` sees no reply)."""
+    said = [t for w in words if start - 0.05 <= w.start < start + window_s for t in _norm(w.text).split()]
+    old = {t for w in clean for t in _norm(w.text).split()}
+    return bool(said) and all(t in old for t in said)
+
+
 def _norm(text: str) -> str:
     return re.sub(r"[^\w\s:']", " ", text.lower())
 
@@ -123,7 +137,12 @@ def score_folder(folder: Path, subset: str) -> SampleScore:
         h = hear(heard_regions(output), heard_regions(read_wav(folder / "clean_output.wav")),
                  len(output) / SAMPLE_RATE, onset, end)
         took, lat = turn_over(words, end)
-        return SampleScore(subset, folder.name, label, h.resume, h.respond, h.longest_silence_s,
+        respond = h.respond
+        if respond and h.response_latency is not None:  # heard again: a reply, or the old answer?
+            clean = folder / "clean_output.json"
+            respond = not only_old_answer(words, read_transcript(clean) if clean.is_file() else [],
+                                          end + h.response_latency)
+        return SampleScore(subset, folder.name, label, h.resume, respond, h.longest_silence_s,
                            took, lat, h.stop_latency, h.response_latency, meta.current_turn_text,
                            family)
     if subset == "pause_handling":  # taking the turn inside the pause is the error

@@ -7,8 +7,8 @@ clean input is computed once: it is run through the system under test (`runner`)
 overlap is placed *while the assistant speaks*: 0.8-2.0 s into its first speech region
 (found on ``clean_output.wav``), never past 0.6 s before that region ends. Per subset:
 
-* ``user_interruption``: the same user changes or questions the topic ("Wait, what do
-  the roots do?", "Hold on, is that right? ...");
+* ``user_interruption``: the same user changes the topic ("Wait, what do the roots do?"
+  after a question about leaves; never the question's own topic);
 * ``user_backchannel``: the user's "mm-hmm", "yeah", "right", "okay", "I see", ...;
 * ``talking_to_other``: the user speaks to a named third person ("Sarah, close the door");
 * ``background_speech``: a different voice 10-25 dB below the user (a TV, a nearby
@@ -80,6 +80,12 @@ INTERRUPTIONS = (
     "Hang on, what about the bees?", "Sorry to cut in, but why are leaves green?",
     "Wait wait, can you tell me about the roots instead?", "Hold on, where does the water come from?",
 )
+# What each question and interruption is about (the note that answers it, in
+# `venus.eval.notes.DEFAULT_NOTES`): an interruption always changes the topic, so a reply
+# that only repeats the old answer is no reply (`venus.eval.score.only_old_answer`).
+QUESTION_TOPICS = ("leaves", "leaves", "leaves", "leaves", "roots", "seeds")
+INTERRUPTION_TOPICS = ("roots", "roots", "roots", "roots", "colour", "seeds", "seeds", "colour",
+                       "roots", "roots")
 BACKCHANNELS = ("Mm-hmm.", "Yeah.", "Right.", "Okay.", "I see.", "Uh-huh.", "Mm.", "Sure.",
                 "Yeah, yeah.", "Oh, okay.")
 OTHER_NAMES = ("John", "Sarah", "Mike", "Emma", "David", "Lisa", "Tom", "Anna")
@@ -130,8 +136,11 @@ def draw_spec(seed: int, index: int, held_out: bool = False) -> SampleSpec:
     family = HELD_OUT_FAMILY if held_out else rng.choice(TUNING_FAMILIES)
     voice = rng.choice(FAMILIES[family])
     rate, pitch, lead = rng.randint(145, 195), rng.randint(35, 65), round(rng.uniform(0.6, 1.5), 2)
-    question, pause, delay = rng.choice(QUESTIONS), round(rng.uniform(1.2, 2.5), 2), round(rng.uniform(0.8, 2.0), 2)
-    interruption, backchannel = rng.choice(INTERRUPTIONS), rng.choice(BACKCHANNELS)
+    asked = rng.randrange(len(QUESTIONS))
+    question, pause, delay = QUESTIONS[asked], round(rng.uniform(1.2, 2.5), 2), round(rng.uniform(0.8, 2.0), 2)
+    interruption = rng.choice([x for x, topic in zip(INTERRUPTIONS, INTERRUPTION_TOPICS)
+                               if topic != QUESTION_TOPICS[asked]])
+    backchannel = rng.choice(BACKCHANNELS)
     other = rng.choice(OTHER_REMARKS).format(name=rng.choice(OTHER_NAMES))
     # never the user's own voice in the background (Piper has one voice: another family then)
     apart = [f for f in BACKGROUND_FAMILIES if f == "human" or set(FAMILIES[f]) - {voice}]
