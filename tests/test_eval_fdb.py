@@ -108,8 +108,8 @@ def test_judge_proxy_labels(tmp_path):
 
 
 def test_going_back_to_the_old_answer_is_no_reply():
-    w = lambda t, s: TranscriptWord(t, s, s + 0.3)  # noqa: E731
-    clean = [w(x, 3 + i * 0.4) for i, x in enumerate("At 0:00, Leaves make sugar from sunlight.".split())]
+    w = lambda t, s: TranscriptWord(t, s, s + 0.3)
+    clean = [w(x, 3 + i * 0.4) for i, x in enumerate(["At", "0:00,", "Leaves", "make", "sugar", "from", "sunlight."])]
     resumed = [w("sugar", 8.0), w("from", 8.4), w("sunlight.", 8.8)]
     assert only_old_answer(resumed, clean, 8.0)  # paused, then the same answer went on
     reply = [w("At", 8.0), w("0:30,", 8.3), w("Roots", 8.6), w("take", 8.9)]
