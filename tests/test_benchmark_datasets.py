@@ -207,3 +207,15 @@ def test_missing_videos_fail_before_any_work(tmp_path, capsys):
     assert code == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert "sample_1_real.mp4" in err and "--videos" in err and "Traceback" not in err
+
+
+def test_an_ambiguous_video_name_asks_for_the_subset_folder(tmp_path):
+    from memory.benchmarks.runner import _Videos
+
+    for subset in ("real", "omni"):
+        (tmp_path / subset / "sample_1").mkdir(parents=True)
+        (tmp_path / subset / "sample_1" / "video.mp4").write_bytes(b"")
+    with pytest.raises(AnnotationError, match="pass the folder of this subset"):
+        _Videos(tmp_path).find("sample_1/video.mp4")
+    assert _Videos(tmp_path / "real").find("sample_1/video.mp4") == (
+        tmp_path / "real" / "sample_1" / "video.mp4")

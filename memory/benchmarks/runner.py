@@ -77,7 +77,14 @@ class _Videos:
                 self._by_name[p.name].append(p)
         hits = self._by_name.get(given.name, [])
         tail = [p for p in hits if p.as_posix().endswith(given.as_posix().lstrip("./"))]
-        return (tail or hits or [None])[0]
+        matches = tail or hits
+        if len(matches) > 1:
+            from memory.benchmarks.formats import AnnotationError
+
+            raise AnnotationError(
+                f"{video} matches {len(matches)} files under {self.root} ({matches[0]}, "
+                f"{matches[1]}, ...); pass the folder of this subset's videos as --videos")
+        return matches[0] if matches else None
 
 
 def select(probes: Sequence[Probe], limit: int | None) -> list[Probe]:
