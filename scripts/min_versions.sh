@@ -29,7 +29,9 @@ mkdir -p "$dir"
 py=$dir/.venv/bin/python
 "$py" -m pip install -q --upgrade pip uv
 torch_spec=${TORCH_SPEC:-torch==2.13.0}
-if ! "$py" -m pip install -q --no-index "$torch_spec" 2>/dev/null; then
+# A CPU wheel already on this machine (pip's find-links) first, else PyTorch's CPU index.
+if ! "$py" -m pip install -q --no-index --no-deps "$torch_spec" >/dev/null 2>&1; then
+  # shellcheck disable=SC2086
   "$py" -m pip install -q "$torch_spec" ${PIP_TORCH_ARGS:---index-url https://download.pytorch.org/whl/cpu}
 fi
 "$py" -m pip install -q "$torch_spec"  # torch's own dependencies
