@@ -20,7 +20,7 @@ if [ $# -gt 0 ] && [ "$1" != "--" ]; then dir=$1; shift; fi
 [ "${1:-}" = "--" ] && shift
 pytest_args=("$@")
 [ ${#pytest_args[@]} -gt 0 ] || pytest_args=(-m "not slow")
-extras=${MIN_EXTRAS:-cpu,dev,notebooks,demo}
+extras=${MIN_EXTRAS:-cpu,dev,notebooks,demo,voices}
 PYTHON=${PYTHON:-python3}
 
 rm -rf "$dir/.venv"
