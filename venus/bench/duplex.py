@@ -82,7 +82,13 @@ def run(args: argparse.Namespace) -> BenchReport:
 
 def _figures(scores: dict[str, list]) -> tuple[dict, list[str], list[list]]:
     """The stable keys, the per-subset and per-voice-family figures, and the table."""
-    from venus.eval.score import SUBSET_COLUMNS, paper_table, subset_figures, subset_table
+    from venus.eval.score import (
+        SUBSET_COLUMNS,
+        by_family,
+        paper_table_by_family,
+        subset_figures,
+        subset_table,
+    )
 
     per = {s: subset_figures(v) for s, v in scores.items()}
     figures: dict = {"subsets": per, "proxy": {}}
@@ -96,17 +102,13 @@ def _figures(scores: dict[str, list]) -> tuple[dict, list[str], list[list]]:
     figures["stop_latency_s_p95"] = inter["stop_latency_s_p95"]
     figures["response_latency_s_p50"] = inter["response_latency_s_p50"]
     figures["interruptions_unanswered"] = inter["never_spoke_after"]
-    families = sorted({x.voice_family for v in scores.values() for x in v})
-    figures["voice_family"] = families[0] if len(families) == 1 else families
-    header, rows = paper_table(per)
+    families = by_family(scores)
+    figures["voice_family"] = next(iter(families)) if len(families) == 1 else sorted(families)
+    if len(families) > 1:
+        figures["voice_families"] = families
+    header, rows = paper_table_by_family(scores)
     width = max(len(header), len(SUBSET_COLUMNS))
     pad = lambda row: [*row, *[""] * (width - len(row))]
-    if len(families) > 1:
-        by_family = {fam: {s: subset_figures([x for x in v if x.voice_family == fam])
-                           for s, v in scores.items()} for fam in families}
-        figures["voice_families"] = by_family
-        rows[2:2] = [r for fam, fper in by_family.items()
-                     for r in paper_table(fper, name=f"  voice {fam}")[1][:2]]
     rows = [pad(r) for r in rows]
     rows += [pad([]), pad(SUBSET_COLUMNS), *[pad(r) for r in subset_table(per)]]
     header = pad(header)

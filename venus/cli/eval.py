@@ -88,15 +88,16 @@ def _score(args: argparse.Namespace) -> int:
     from venus.bench.report import format_table
     from venus.eval.score import (
         SUBSET_COLUMNS,
-        paper_table,
+        paper_table_by_family,
         score_root,
         subset_figures,
         subset_table,
     )
 
     root = Path(args.root)
-    per = {s: subset_figures(v) for s, v in score_root(root, _subsets(root)).items()}
-    header, rows = paper_table(per)
+    scores = score_root(root, _subsets(root))
+    per = {s: subset_figures(v) for s, v in scores.items()}
+    header, rows = paper_table_by_family(scores)
     print(format_table(header, rows))
     print()
     print(format_table(SUBSET_COLUMNS, subset_table(per)))

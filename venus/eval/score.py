@@ -46,8 +46,8 @@ from venus.eval.fdb import (
 from venus.eval.listener import hear
 from venus.eval.timing import heard_regions
 
-__all__ = ["HEADLINE", "PUBLISHED", "SUBSET_COLUMNS", "SampleScore", "judge_proxy",
-           "only_old_answer", "paper_table", "score_folder", "score_root", "subset_figures",
+__all__ = ["HEADLINE", "PUBLISHED", "SUBSET_COLUMNS", "SampleScore", "by_family", "judge_proxy",
+           "only_old_answer", "paper_table", "paper_table_by_family", "score_folder", "score_root", "subset_figures",
            "subset_table", "turn_over"]
 
 REPLY_WINDOW_S = 3.0  # the words of a reply that RESPOND reads (see `only_old_answer`)
@@ -210,6 +210,24 @@ def paper_table(figures: dict[str, dict], name: str = "venus embedded") -> tuple
     rows = [[f"{name}, strict (output.wav)", *[_cell(v) for v in strict]],
             [f"{name}, proxy (decision log)", *[_cell(v) for v in proxy]]]
     rows += [[name, *[_cell(v) for v in vals]] for name, vals in PUBLISHED.items()]
+    return header, rows
+
+
+def by_family(scores: dict[str, list[SampleScore]]) -> dict[str, dict[str, dict]]:
+    """`subset_figures` per voice family (of the voice in the overlap) and subset."""
+    families = sorted({s.voice_family for v in scores.values() for s in v})
+    return {fam: {subset: subset_figures([s for s in v if s.voice_family == fam])
+                  for subset, v in scores.items()} for fam in families}
+
+
+def paper_table_by_family(scores: dict[str, list[SampleScore]]) -> tuple[list[str], list[list[object]]]:
+    """`paper_table`, with the strict and proxy rows of each voice family under ours when
+    the samples speak in more than one."""
+    header, rows = paper_table({s: subset_figures(v) for s, v in scores.items()})
+    families = by_family(scores)
+    if len(families) > 1:
+        rows[2:2] = [r for fam, fper in families.items()
+                     for r in paper_table(fper, name=f"  voice {fam}")[1][:2]]
     return header, rows
 
 

@@ -214,12 +214,10 @@ def _padded(audio: np.ndarray, length_s: float) -> np.ndarray:
 
 
 def _overlap_audio(subset: str, spec: SampleSpec, voices: _Voices, seed: int) -> tuple[str, np.ndarray]:
-    if subset == "user_interruption":
-        return spec.interruption, voices.say(spec.interruption)
-    if subset == "user_backchannel":
-        return spec.backchannel, voices.say(spec.backchannel)
-    if subset == "talking_to_other":
-        return spec.other, voices.say(spec.other)
+    said = {"user_interruption": spec.interruption, "user_backchannel": spec.backchannel,
+            "talking_to_other": spec.other}.get(subset)
+    if said is not None:  # metadata gets the words as spoken (a family may respell them)
+        return spoken(spec.family, said), voices.say(said)
     audio = voices.background() * 10 ** (spec.background_db / 20)
     if spec.noise_db is not None:
         rng = np.random.default_rng([seed, spec.index])
