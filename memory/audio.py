@@ -1,4 +1,4 @@
-"""Audio helpers: resampling (through PyAV's libswresample), loudness, WAV output."""
+"""Audio helpers: resampling (through PyAV's libswresample), downmixing, loudness, WAV output."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["resample", "rms_db", "write_wav"]
+__all__ = ["downmix", "resample", "rms_db", "write_wav"]
+
+# Side (L - R) must carry this many times the energy of mid (L + R) before it is used:
+# a voice panned hard to one side has equal mid and side, and must stay on mid.
+_SIDE_OVER_MID = 2.0
 
 
 def resample(samples: np.ndarray, rate_in: int, rate_out: int = 16_000) -> np.ndarray:
@@ -27,6 +31,25 @@ def resample(samples: np.ndarray, rate_in: int, rate_out: int = 16_000) -> np.nd
     if len(out) >= expected:
         return out[:expected].astype(np.float32, copy=False)
     return np.pad(out, (0, expected - len(out))).astype(np.float32, copy=False)
+
+
+def downmix(channels: np.ndarray) -> np.ndarray:
+    """Stereo ``(2, n)`` -> mono that survives channels in antiphase, clipped to [-1, 1].
+
+    The plain average (mid, ``(L + R) / 2``) cancels when one channel is the other
+    inverted (a miswired microphone, a phase-flipped export); then the difference
+    (side, ``(L - R) / 2``) holds the sound. Whichever of the two has clearly more energy
+    is used; ordinary stereo keeps mid. Mono ``(n,)`` or ``(1, n)`` passes through. The
+    result is clipped, because a decoder hitting corrupt data can overshoot wildly.
+    """
+    arr = np.asarray(channels, dtype=np.float32)
+    if arr.ndim == 1 or arr.shape[0] == 1:
+        return np.clip(arr.reshape(-1), -1.0, 1.0)
+    left, right = arr[0], arr[1]
+    mid, side = 0.5 * (left + right), 0.5 * (left - right)
+    m2 = float(np.dot(mid, mid))
+    s2 = float(np.dot(side, side))
+    return np.clip(side if s2 > _SIDE_OVER_MID * m2 else mid, -1.0, 1.0)
 
 
 def rms_db(samples: np.ndarray) -> float:

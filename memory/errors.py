@@ -16,6 +16,7 @@ onnxruntime, ...) are translated where they enter our code.
     │   ├── NotAVideoError         not a container/codec the decoder can read
     │   ├── NoVideoStreamError     the file has audio but no picture
     │   ├── TruncatedVideoError    the file ends early (raised after the readable part)
+    │   ├── NetworkVideoError      a video URL cannot be fetched (network, HTTP status)
     │   └── CameraError            a live camera cannot be opened or stopped delivering
     └── StoreError                 a memory directory cannot be used
 """
@@ -29,6 +30,7 @@ __all__ = [
     "MemoryToolkitError",
     "MissingExtraError",
     "ModelUnavailableError",
+    "NetworkVideoError",
     "NoVideoStreamError",
     "NotAVideoError",
     "StoreError",
@@ -96,6 +98,10 @@ class TruncatedVideoError(VideoError):
     def __init__(self, message: str, path: str | None = None, seconds_decoded: float = 0.0) -> None:
         super().__init__(message, path)
         self.seconds_decoded = seconds_decoded
+
+
+class NetworkVideoError(VideoError):
+    """A video URL cannot be fetched: the server is unreachable, refuses or fails."""
 
 
 class CameraError(VideoError):

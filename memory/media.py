@@ -76,12 +76,17 @@ class VideoChunk:
 
 @dataclass(frozen=True)
 class VideoInfo:
-    """What a source knows about its stream before decoding it."""
+    """What a source knows about its stream before decoding it.
+
+    ``width`` and ``height`` are the picture as displayed, after ``rotation`` (degrees
+    counter-clockwise that the file asks the picture to be turned, as phones record).
+    """
 
     path: str | None
-    duration: float | None  # seconds; None for a live stream
+    duration: float | None  # seconds; None for a live stream or a raw stream
     width: int
     height: int
     native_fps: float | None
     has_audio: bool
     decoder: str
+    rotation: int = 0

@@ -13,7 +13,8 @@ PUBLIC = {
         "Answer", "Answerer", "AudioFormatError", "CameraError", "Captioner", "EmptyVideoError",
         "Evidence", "ExtractiveAnswerer", "FaissIndex", "Frame", "IndexOptions", "MemoryModels",
         "MemoryToolkitError", "MissingExtraError", "ModelUnavailableError", "Moment",
-        "NoVideoStreamError", "NotAVideoError", "Reranker", "SAMPLE_RATE", "StoreError", "StoreOptions",
+        "NetworkVideoError", "NoVideoStreamError", "NotAVideoError", "Reranker", "SAMPLE_RATE",
+        "StoreError", "StoreOptions",
         "TransformersVLM", "TruncatedVideoError", "VLMOptions", "VectorIndex", "VideoChunk",
         "VideoError", "VideoInfo", "VideoMemory", "VideoNotFoundError",
     },
@@ -25,8 +26,8 @@ PUBLIC = {
         "VADStream", "VOICES", "WhisperTranscriber", "Word", "word_error_rate",
     },
     "memory.video": {
-        "CameraSource", "DECODERS", "FrameReader", "OpenCVReader", "VideoSource", "open_video",
-        "write_video",
+        "CameraSource", "DECODERS", "FrameReader", "MAX_SIDE", "OpenCVReader", "VideoSource",
+        "open_video", "probe", "write_video",
     },
     "memory.samples": {
         "LectureFiles", "LectureScript", "SCENES", "Slide", "lecture_script", "make_lecture",

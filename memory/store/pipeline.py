@@ -10,6 +10,7 @@ per stage accumulates in ``timers`` (seconds; OCR's overlaps ASR's).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -72,7 +73,9 @@ class ChunkPipeline:
 
     def push(self, chunk: VideoChunk) -> list[ChunkRecord]:
         self._visuals[chunk.index] = self._look(chunk)
-        return self._records(self.speech.push(chunk))
+        # Speech waits up to a minute for its batch: it keeps the audio, not the frames
+        # (60 buffered seconds of 4K frames were 1.5 GB).
+        return self._records(self.speech.push(dataclasses.replace(chunk, frames=())))
 
     def flush(self) -> list[ChunkRecord]:
         return self._records(self.speech.flush())

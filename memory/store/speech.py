@@ -135,7 +135,9 @@ class SpeechBatcher:
         audio = np.concatenate([c.audio for c in self.pending]).astype(np.float32)
         regions = self._regions(audio, origin)
         merged = _merge(regions, self.options)
-        duration = len(audio) / SAMPLE_RATE
+        # Chunk ends, not the sample count: a last partial second of 0.0330078 s holds
+        # 528 samples (0.033 s) and must still count as reaching its end.
+        duration = max(len(audio) / SAMPLE_RATE, self.pending[-1].end - origin)
         cut = self._cut(regions, duration, final)
         forced = final or cut >= duration - 1e-6
         ready = _ready(self.pending, origin, cut, [] if forced else merged)

@@ -126,17 +126,20 @@ class FrameSampler(Generic[F]):
 
 
 class AudioBuffer:
-    """A continuous 16 kHz mono stream cut into chunk-exact slices.
+    """A continuous 16 kHz stream cut into chunk-exact slices.
 
     The first `add` fixes where the stream starts on the media timeline; later pieces
     follow it without gaps. `take(start, end)` returns exactly the samples of
     ``[start, end)`` (zeros where the stream has none) and forgets everything before
-    ``end``, so the buffer holds only the audio not yet handed out.
+    ``end``, so the buffer holds only the audio not yet handed out. With ``channels``
+    above 1, pieces and slices are ``(channels, n)`` arrays (a file source downmixes
+    each slice itself); mono slices are ``(n,)``.
     """
 
     RESYNC = 0.05  # seconds; resampler delay is far below this
 
-    def __init__(self) -> None:
+    def __init__(self, channels: int = 1) -> None:
+        self.channels = channels
         self._pieces: list[np.ndarray] = []
         self._first: int | None = None  # sample index of the buffer's first sample
         self._count = 0
@@ -153,37 +156,51 @@ class AudioBuffer:
         re-synchronises it (a gap becomes silence, an overlap is dropped), so a
         timestamp jump in the file does not shift every later second.
         """
-        samples = np.asarray(samples, np.float32).reshape(-1)
-        if samples.size == 0:
+        samples = np.asarray(samples, np.float32).reshape(self.channels, -1)
+        if samples.shape[1] == 0:
             return
         if self._first is None:
             self._first = _sample(time or 0.0)
         elif time is not None and abs(time - self.reached) > self.RESYNC:
             shift = _sample(time) - (self._first + self._count)
             if shift > 0:
-                self._append(np.zeros(shift, np.float32))
+                self._append(np.zeros((self.channels, shift), np.float32))
             else:
-                samples = samples[-shift:]
+                samples = samples[:, -shift:]
         self._append(samples)
 
     def _append(self, samples: np.ndarray) -> None:
-        if samples.size:
+        if samples.shape[1]:
             self._pieces.append(samples)
-            self._count += samples.size
+            self._count += samples.shape[1]
 
     def take(self, start: float, end: float) -> np.ndarray:
         lo, hi = _sample(start), _sample(end)
-        out = np.zeros(hi - lo, np.float32)
-        if self._first is None:
-            return out
-        data = np.concatenate(self._pieces) if len(self._pieces) > 1 else (
-            self._pieces[0] if self._pieces else np.zeros(0, np.float32))
-        a, b = max(lo, self._first), min(hi, self._first + data.size)
-        if b > a:
-            out[a - lo: b - lo] = data[a - self._first: b - self._first]
-        drop = min(max(hi - self._first, 0), data.size)
-        rest = data[drop:]
-        self._pieces = [rest] if rest.size else []
+        out = np.zeros((self.channels, hi - lo), np.float32)
+        if self._first is not None:
+            data = self._data()
+            a, b = max(lo, self._first), min(hi, self._first + data.shape[1])
+            if b > a:
+                out[:, a - lo: b - lo] = data[:, a - self._first: b - self._first]
+            self._forget(hi, data)
+        return out[0] if self.channels == 1 else out
+
+    def drop(self, until: float) -> None:
+        """Forget the audio before ``until`` without handing it out (a resumed decode
+        reads the stream from its start so the audio after the resume point is exact)."""
+        if self._first is not None:
+            self._forget(_sample(until), self._data())
+
+    def _data(self) -> np.ndarray:
+        if len(self._pieces) == 1:
+            return self._pieces[0]
+        if not self._pieces:
+            return np.zeros((self.channels, 0), np.float32)
+        return np.concatenate(self._pieces, axis=1)
+
+    def _forget(self, hi: int, data: np.ndarray) -> None:
+        drop = min(max(hi - self._first, 0), data.shape[1])
+        rest = data[:, drop:]
+        self._pieces = [rest] if rest.shape[1] else []
         self._first += drop
-        self._count = rest.size
-        return out
+        self._count = rest.shape[1]

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,12 +23,15 @@ from memory.errors import MissingExtraError, NotAVideoError, TruncatedVideoError
 from memory.media import Frame, VideoChunk, VideoInfo
 from memory.video.base import chunk_samples, silence
 from memory.video.file import (
+    MAX_SIDE,
     AudioDecoder,
-    _reason,
-    probe_video,
+    audio_channels,
+    picture_size,
     stream_duration,
     stream_origin,
+    upright,
 )
+from memory.video.probe import open_input, reason, stream_rotation
 
 __all__ = ["DecordVideoSource"]
 
@@ -50,17 +53,23 @@ class DecordVideoSource:
 
     decoder = "decord"
 
-    def __init__(self, path: str | Path, fps: float = 1.0, start: float = 0.0) -> None:
+    def __init__(self, path: str | bytes | os.PathLike, fps: float = 1.0, start: float = 0.0,
+                 max_side: int | None = MAX_SIDE) -> None:
         if not fps > 0:
             raise ValueError(f"fps must be positive, got {fps}")
         if start < 0:
             raise ValueError(f"start must be >= 0 seconds, got {start}")
         decord = _import_decord()
-        self.path, self.fps = str(path), fps
+        self.fps = fps
         self._first = math.floor(start + _EPS)
-        self._container, video, self._audio = probe_video(path)
+        self._container, video, self._audio, loc = open_input(path)
+        self.path = str(loc)
+        self.rotation = stream_rotation(loc)
+        coded = (video.codec_context.width, video.codec_context.height)
+        width, height = picture_size(*coded, max_side)
+        scale = {} if (width, height) == coded else {"width": width, "height": height}
         try:
-            self._reader = decord.VideoReader(self.path, ctx=decord.cpu(0))
+            self._reader = decord.VideoReader(self.path, ctx=decord.cpu(0), **scale)
         except Exception as exc:  # decord raises DECORDError/RuntimeError with C++ context
             self._container.close()
             raise self._translate(exc) from None
@@ -69,7 +78,7 @@ class DecordVideoSource:
         self._duration = stream_duration(self._container, video) or float(
             self._reader.get_frame_timestamp(len(self._reader) - 1)[1])
         self._origin = stream_origin(video)
-        self._size = (video.codec_context.width, video.codec_context.height)
+        self._size = (height, width) if self.rotation % 180 else (width, height)
         if self._audio is None:
             logger.warning("%s has no audio stream; its chunks carry silence (has_audio=False)",
                            self.path)
@@ -89,7 +98,8 @@ class DecordVideoSource:
     def info(self) -> VideoInfo:
         return VideoInfo(path=self.path, duration=self._duration, width=self._size[0],
                          height=self._size[1], native_fps=float(self._reader.get_avg_fps()),
-                         has_audio=self._audio is not None, decoder=self.decoder)
+                         has_audio=self._audio is not None, decoder=self.decoder,
+                         rotation=self.rotation)
 
     def __iter__(self) -> Iterator[VideoChunk]:
         if self._iterated:
@@ -116,7 +126,7 @@ class DecordVideoSource:
             if self._audio is None:
                 yield VideoChunk(index, float(index), stop, frames, silence(index, stop), False)
             else:
-                yield VideoChunk(index, float(index), stop, frames, audio.take(index, stop))
+                yield VideoChunk(index, float(index), stop, frames, audio.slice(index, stop))
 
     def _frames(self, index: int, stop: float) -> tuple[Frame, ...]:
         times = chunk_samples(index, self._duration, self.fps)
@@ -129,7 +139,8 @@ class DecordVideoSource:
             raise TruncatedVideoError(
                 f"{self.path} is truncated or corrupt: decord failed at {times[0]:.1f} s "
                 f"({str(exc).splitlines()[0]})", self.path, seconds_decoded=float(index)) from None
-        return tuple(Frame(t, np.ascontiguousarray(img)) for t, img in zip(times, images))
+        return tuple(Frame(t, upright(np.ascontiguousarray(img), self.rotation))
+                     for t, img in zip(times, images))
 
     def _nearest(self, t: float) -> int:
         """The frame nearest ``t``; a tie goes to the earlier frame (as in FrameSampler)."""
@@ -142,22 +153,27 @@ class DecordVideoSource:
 
 
 class _AudioStream:
-    """PyAV audio of one stream, decoded just far enough for the chunk asked for."""
+    """PyAV audio of one stream, decoded just far enough for the chunk asked for.
+
+    Always decoded from the stream's start (audio before a resume point is dropped), so
+    a resumed pass hears exactly what a whole pass hears.
+    """
 
     def __init__(self, container: Any, stream: Any, origin: float, first: int) -> None:
-        self._decoder = AudioDecoder(origin) if stream is not None else None
+        self._decoder = AudioDecoder(origin, audio_channels(stream)) \
+            if stream is not None else None
         self._done = stream is None
-        if stream is None:
-            return
-        if first > 0:
-            container.seek(int((first + origin) / stream.time_base), stream=stream, backward=True)
-        self._packets = container.demux(stream)
+        self._first = first
+        if stream is not None:
+            self._packets = container.demux(stream)
 
-    def take(self, start: float, stop: float) -> np.ndarray:
+    def slice(self, start: float, stop: float) -> np.ndarray:
         assert self._decoder is not None
         while not self._done and self._decoder.buffer.reached < stop - _EPS:
             self._decode_next()
-        return self._decoder.buffer.take(start, stop)
+            if self._first:
+                self._decoder.buffer.drop(float(self._first))
+        return self._decoder.slice(start, stop)
 
     def _decode_next(self) -> None:
         import av
@@ -170,13 +186,13 @@ class _AudioStream:
             self._done = True
             return
         except av.error.FFmpegError as exc:  # the file ends early: pad the rest with silence
-            logger.warning("audio stops early (%s); padding with silence", _reason(exc))
+            logger.warning("audio stops early (%s); padding with silence", reason(exc))
             self._done = True
             return
         try:
             frames = packet.decode()
         except av.error.FFmpegError as exc:  # one broken packet: skip it, keep the rest
-            logger.warning("skipped a corrupt audio packet (%s)", _reason(exc))
+            logger.warning("skipped a corrupt audio packet (%s)", reason(exc))
             return
         for frame in frames:
             self._decoder.push(frame)

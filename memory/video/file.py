@@ -20,156 +20,73 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from memory.errors import (
-    EmptyVideoError,
-    NotAVideoError,
-    NoVideoStreamError,
-    TruncatedVideoError,
-    VideoNotFoundError,
-)
+from memory.audio import downmix
+from memory.errors import TruncatedVideoError
 from memory.media import SAMPLE_RATE, Frame, VideoChunk, VideoInfo
 from memory.video.base import AudioBuffer, FrameSampler, VideoSource, silence
+from memory.video.probe import open_input, reason, stream_rotation, untimed
 
-__all__ = ["DECODERS", "PyAVVideoSource", "open_video", "probe_video"]
+__all__ = ["DECODERS", "MAX_SIDE", "PyAVVideoSource", "open_video", "probe_video"]
 
 logger = logging.getLogger(__name__)
 
 DECODERS = ("pyav", "decord")
+MAX_SIDE = 1920
+"""Frames larger than this on their long side are scaled down as they are converted:
+a 4K frame costs 25 MB as RGB, and OCR reads slides as well at 1920 px."""
 _EPS = 1e-6
 
 
-def open_video(path: str | Path, fps: float = 1.0, decoder: str = "pyav",
-               start: float = 0.0) -> VideoSource:
-    """Open a video file as a `VideoSource` of one-second chunks sampled at ``fps``.
+def open_video(path: str | bytes | os.PathLike, fps: float = 1.0, decoder: str = "pyav",
+               start: float = 0.0, max_side: int | None = MAX_SIDE) -> VideoSource:
+    """Open a video file or URL as a `VideoSource` of one-second chunks sampled at ``fps``.
 
-    ``decoder`` is ``"pyav"`` (default) or ``"decord"`` (the ``decord`` extra).
-    ``start`` skips to that second (rounded down to a whole chunk), so a resumed
-    ingest continues where it stopped; chunk indices stay those of the whole file.
+    ``path`` is a ``str``/``bytes``/``os.PathLike`` path, a ``file://`` URL or an
+    ``http(s)://`` URL (streamed by FFmpeg). ``decoder`` is ``"pyav"`` (default) or
+    ``"decord"`` (the ``decord`` extra). ``start`` skips to that second (rounded down
+    to a whole chunk), so a resumed ingest continues where it stopped; chunk indices
+    stay those of the whole file, and the audio after ``start`` is exactly what a pass
+    from the beginning gives. Frames are turned upright by the file's rotation and
+    scaled to at most ``max_side`` pixels on their long side (None: full size).
     """
     if decoder == "pyav":
-        return PyAVVideoSource(path, fps=fps, start=start)
+        return PyAVVideoSource(path, fps=fps, start=start, max_side=max_side)
     if decoder == "decord":
         from memory.video.decord_backend import DecordVideoSource
 
-        return DecordVideoSource(path, fps=fps, start=start)
+        return DecordVideoSource(path, fps=fps, start=start, max_side=max_side)
     raise ValueError(f"unknown decoder {decoder!r}; choose one of {', '.join(DECODERS)}")
 
 
-def probe_video(path: str | Path) -> tuple[Any, Any, Any]:
+def probe_video(path: str | bytes | os.PathLike) -> tuple[Any, Any, Any]:
     """Open ``path`` with PyAV and return ``(container, video_stream, audio_stream|None)``.
 
-    Raises the `memory.errors` error that names what is wrong with the file.
+    Raises the `memory.errors` error that names what is wrong with the input.
     """
-    path = _check_path(path)
-    container = _open_container(path)
-    try:
-        video = _video_stream(container, path)
-    except BaseException:
-        container.close()
-        raise
-    audio = container.streams.audio[0] if container.streams.audio else None
-    if audio is not None and audio.codec_context is None:
-        logger.warning("%s: its audio codec cannot be decoded; using silence", path)
-        audio = None
+    container, video, audio, _loc = open_input(path)
     return container, video, audio
 
 
-def _check_path(path: str | Path) -> Path:
-    path = Path(path)
-    if not path.exists():
-        raise VideoNotFoundError(f"no video file at {path}: check the path", str(path))
-    if path.is_dir():
-        raise NotAVideoError(f"{path} is a directory, not a video file", str(path))
-    if path.stat().st_size == 0:
-        raise EmptyVideoError(
-            f"{path} is empty (0 bytes): the recording or copy did not finish; "
-            f"record or copy it again", str(path))
-    return path
+def picture_size(width: int, height: int, max_side: int | None) -> tuple[int, int]:
+    """(width, height) of a converted frame: scaled so its long side is at most
+    ``max_side`` (even sizes, aspect kept)."""
+    long = max(width, height)
+    if not max_side or long <= max_side:
+        return width, height
+    scale = max_side / long
+    return max(2, int(round(width * scale / 2)) * 2), max(2, int(round(height * scale / 2)) * 2)
 
 
-def _open_container(path: Path) -> Any:
-    import av
-
-    try:
-        return av.open(str(path), metadata_errors="ignore")
-    except (av.error.FFmpegError, UnicodeDecodeError) as exc:
-        if _mp4_without_index(path):
-            raise NotAVideoError(
-                f"{path} looks truncated or incomplete: it is an MP4 whose index (the "
-                f"'moov' box written when recording stops) is missing, so nothing can be "
-                f"decoded; copy or export the file again (recorders that write fragmented "
-                f"or 'faststart' MP4 survive being cut short)", str(path)) from None
-        raise NotAVideoError(
-            f"{path} is not a video file FFmpeg can read ({_reason(exc)}); "
-            f"pass a video such as MP4, MKV, WebM or AVI", str(path)) from None
-
-
-def _reason(exc: BaseException) -> str:
-    return getattr(exc, "strerror", None) or str(exc)
-
-
-def _mp4_without_index(path: Path) -> bool:
-    """True for an ISO-BMFF file (ftyp first) whose top-level boxes hold no moov."""
-    boxes = []
-    with path.open("rb") as fh:
-        size = path.stat().st_size
-        pos = 0
-        while pos + 8 <= size and len(boxes) < 10_000:
-            fh.seek(pos)
-            head = fh.read(16)
-            box_size, kind = int.from_bytes(head[:4], "big"), head[4:8]
-            if box_size == 1 and len(head) == 16:
-                box_size = int.from_bytes(head[8:16], "big")
-            elif box_size == 0:
-                box_size = size - pos
-            boxes.append(kind)
-            if box_size < 8:
-                break
-            pos += box_size
-    return bool(boxes) and boxes[0] == b"ftyp" and b"moov" not in boxes
-
-
-def _video_stream(container: Any, path: Path) -> Any:
-    if not container.streams.video:
-        kinds = sorted({s.type for s in container.streams}) or ["no streams"]
-        raise NoVideoStreamError(
-            f"{path} has no video stream (it holds {', '.join(kinds)}); "
-            f"pass a file with a picture track", str(path))
-    stream = container.streams.video[0]
-    if stream.codec_context is None:
-        raise NotAVideoError(
-            f"{path} uses a video codec this FFmpeg build cannot decode "
-            f"({_codec_name(path)}); convert it, for example to H.264 with "
-            f"`ffmpeg -i IN -c:v libx264 OUT.mp4`", str(path))
-    return stream
-
-
-def _codec_name(path: Path) -> str:
-    """Name the undecodable codec from FFmpeg's own probe message (PyAV hides codecpar)."""
-    import re
-
-    import av.logging
-
-    level = av.logging.get_level()
-    try:
-        av.logging.set_level(av.logging.VERBOSE)
-        with av.logging.Capture(True) as logs:
-            av.open(str(path), metadata_errors="ignore").close()
-    except Exception:  # naming the codec is best effort; the error is raised anyway
-        logs = []
-    finally:
-        av.logging.set_level(level)
-    for _level, _name, message in logs:
-        found = re.search(r"Video: ([^,]+)", message)
-        if found:
-            return f"codec {found.group(1).strip()}"
-    return "unknown codec"
+def upright(image: np.ndarray, rotation: int) -> np.ndarray:
+    """Turn a decoded picture by its display rotation (degrees counter-clockwise)."""
+    turns = (rotation // 90) % 4
+    return np.ascontiguousarray(np.rot90(image, k=turns)) if turns else image
 
 
 def stream_duration(container: Any, stream: Any) -> float | None:
@@ -189,29 +106,47 @@ def stream_origin(stream: Any) -> float:
 
 
 class AudioDecoder:
-    """Decoded audio frames of any layout/rate -> 16 kHz mono in an `AudioBuffer`."""
+    """Decoded audio frames of any layout/rate -> 16 kHz in an `AudioBuffer`.
 
-    def __init__(self, origin: float) -> None:
+    A mono track stays mono; a track with two or more channels is resampled to stereo
+    and each slice is downmixed by `slice` (`memory.audio.downmix`: safe against
+    channels in antiphase, clipped to [-1, 1]).
+    """
+
+    def __init__(self, origin: float, channels: int = 1) -> None:
         import av
 
-        self.buffer = AudioBuffer()
+        self.channels = 1 if channels <= 1 else 2
+        self.buffer = AudioBuffer(self.channels)
         self._origin = origin
-        self._resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
+        layout = "mono" if self.channels == 1 else "stereo"
+        self._resampler = av.AudioResampler(format="flt", layout=layout, rate=SAMPLE_RATE)
 
     def push(self, frame: Any) -> None:
         time = None if frame.time is None else frame.time - self._origin
         for out in self._resampler.resample(frame):
-            self.buffer.add(time, _samples(out))
+            self.buffer.add(time, self._samples(out))
             time = None  # a second output piece follows the first
 
     def flush(self) -> None:
         for out in self._resampler.resample(None):
-            self.buffer.add(None, _samples(out))
+            self.buffer.add(None, self._samples(out))
+
+    def slice(self, start: float, end: float) -> np.ndarray:
+        """Mono audio of ``[start, end)``, downmixed and clipped."""
+        return downmix(self.buffer.take(start, end))
+
+    def _samples(self, frame: Any) -> np.ndarray:
+        # Packed float has one plane; reading it directly skips to_ndarray's vstack.
+        n = frame.samples * self.channels
+        data = np.frombuffer(frame.planes[0], np.float32, n)
+        return data.copy() if self.channels == 1 else data.reshape(-1, self.channels).T.copy()
 
 
-def _samples(frame: Any) -> np.ndarray:
-    # Packed float mono has one plane; reading it directly skips to_ndarray's vstack.
-    return np.frombuffer(frame.planes[0], np.float32, frame.samples).copy()
+def audio_channels(stream: Any) -> int:
+    ctx = getattr(stream, "codec_context", None)
+    return int(getattr(ctx, "channels", 0) or getattr(getattr(ctx, "layout", None),
+                                                      "nb_channels", 1) or 1)
 
 
 class _Keyframes:
@@ -241,32 +176,42 @@ class _Keyframes:
 
 
 class PyAVVideoSource:
-    """A video file decoded by PyAV in one pass; see `open_video`.
+    """A video file or URL decoded by PyAV in one pass; see `open_video`.
 
     Every packet is read in order (audio is needed whole); a video packet is decoded
     unless the index shows a keyframe at or before the next sample time after it
-    (``skip_gops``): with 2 s keyframe intervals that halves the work at 1 fps.
+    (``skip_gops``): with 2 s keyframe intervals that halves the work at 1 fps. A start
+    past 0 reads the file from its beginning too, decoding the audio (cheap) and
+    skipping the video up to the keyframe before ``start``, so a resumed ingest gets
+    sample for sample the audio an uninterrupted one got (a seek restarts the audio
+    decoder and resampler elsewhere and changes it slightly).
     """
 
     decoder = "pyav"
 
-    def __init__(self, path: str | Path, fps: float = 1.0, start: float = 0.0, *,
-                 skip_gops: bool = True) -> None:
+    def __init__(self, path: str | bytes | os.PathLike, fps: float = 1.0, start: float = 0.0,
+                 *, skip_gops: bool = True, max_side: int | None = MAX_SIDE) -> None:
         if not fps > 0:
             raise ValueError(f"fps must be positive, got {fps}")
         if start < 0:
             raise ValueError(f"start must be >= 0 seconds, got {start}")
-        self.path = str(path)
         self.fps = fps
         self._skip = skip_gops
         self._first = math.floor(start + _EPS)
-        self._container, self._video, self._audio = probe_video(path)
+        self._container, self._video, self._audio, loc = open_input(path)
+        self.path = str(loc)
         # Frame threading decodes ahead on every core; without it libavcodec uses one.
         self._video.codec_context.thread_type = "AUTO"
         self._origin = stream_origin(self._video)
         self._duration = stream_duration(self._container, self._video)
-        rate = self._video.average_rate or self._video.guessed_rate
+        self._untimed = untimed(self._container)
+        ctx = self._video.codec_context
+        rate = ctx.framerate if self._untimed else None
+        rate = rate or self._video.average_rate or self._video.guessed_rate
         self._native_fps = float(rate) if rate else None
+        self.rotation = stream_rotation(loc)
+        self.max_side = max_side
+        self._size = picture_size(ctx.width, ctx.height, max_side)
         if self._audio is None:
             logger.warning("%s has no audio stream; its chunks carry silence (has_audio=False)",
                            self.path)
@@ -274,10 +219,13 @@ class PyAVVideoSource:
 
     @property
     def info(self) -> VideoInfo:
-        ctx = self._video.codec_context
-        return VideoInfo(path=self.path, duration=self._duration, width=ctx.width,
-                         height=ctx.height, native_fps=self._native_fps,
-                         has_audio=self._audio is not None, decoder=self.decoder)
+        width, height = self._size
+        if self.rotation % 180:
+            width, height = height, width
+        return VideoInfo(path=self.path, duration=self._duration, width=width,
+                         height=height, native_fps=self._native_fps,
+                         has_audio=self._audio is not None, decoder=self.decoder,
+                         rotation=self.rotation)
 
     def __iter__(self) -> Iterator[VideoChunk]:
         if self._iterated:
@@ -298,21 +246,13 @@ class PyAVVideoSource:
 
     def _chunks(self) -> Iterator[VideoChunk]:
         run = _Run(self)
-        if self._first > 0:
-            self._seek(self._first)
         for frame in self._decoded(run):
             if run.audio is not None and frame.__class__.__name__ == "AudioFrame":
-                run.audio.push(frame)
+                run.push_audio(frame)
             else:
                 run.add_video(frame)
             yield from run.ready()
         yield from run.finish()
-
-    def _seek(self, second: int) -> None:
-        # backward=True lands on the keyframe before `second`; frames before it are
-        # decoded (to rebuild the picture) but never sampled.
-        target = int((second + self._origin) / self._video.time_base)
-        self._container.seek(target, stream=self._video, backward=True)
 
     def _decoded(self, run: _Run) -> Iterator[Any]:
         """Every decoded frame in order; a broken packet is skipped and remembered."""
@@ -327,7 +267,7 @@ class PyAVVideoSource:
             except StopIteration:
                 return
             except av.error.FFmpegError as exc:  # the demuxer ran into missing bytes
-                run.problem, run.problem_is_last = _reason(exc), True
+                run.problem, run.problem_is_last = reason(exc), True
                 return
             if keyframes and packet.stream is self._video and keyframes.skippable(
                     packet.dts, run.sampler.next_time):
@@ -335,7 +275,7 @@ class PyAVVideoSource:
             try:
                 frames = packet.decode()
             except av.error.FFmpegError as exc:  # a cut-short or corrupt packet
-                run.problem, run.problem_is_last = _reason(exc), True
+                run.problem, run.problem_is_last = reason(exc), True
                 run.bad_packets += 1
                 continue
             if packet.size:  # a real packet decoded after the broken one: not a cut
@@ -349,7 +289,8 @@ class _Run:
     def __init__(self, source: PyAVVideoSource) -> None:
         self.source = source
         self.sampler: FrameSampler[Any] = FrameSampler(source.fps, source._first)
-        self.audio = AudioDecoder(source._origin) if source._audio is not None else None
+        self.audio = AudioDecoder(source._origin, audio_channels(source._audio)) \
+            if source._audio is not None else None
         self.kept: dict[int, list[Frame]] = {}
         self.next_index = source._first
         self.video_end = 0.0  # media time just after the last decoded frame
@@ -362,15 +303,30 @@ class _Run:
     def end(self) -> float | None:
         return self.source._duration
 
+    def push_audio(self, frame: Any) -> None:
+        assert self.audio is not None
+        self.audio.push(frame)
+        if self.next_index > 0:  # a resumed pass: audio before the resume point is unused
+            self.audio.buffer.drop(float(self.next_index))
+
     def add_video(self, frame: Any) -> None:
         time = frame.time
-        time = self.video_end if time is None else time - self.source._origin
+        if time is None or self.source._untimed:  # a raw stream: frames follow each other
+            time = self.video_end
+        else:
+            time -= self.source._origin
         self.video_end = max(self.video_end, time + self.frame_step)
         for sample_time, picked in self.sampler.offer(time, frame):
             self._keep(sample_time, picked)
 
     def _keep(self, sample_time: float, frame: Any) -> None:
-        image = frame.to_ndarray(format="rgb24")
+        width, height = picture_size(frame.width, frame.height, self.source.max_side)
+        if (width, height) == (frame.width, frame.height):
+            image = frame.to_ndarray(format="rgb24")
+        else:
+            image = frame.to_ndarray(width=width, height=height, format="rgb24",
+                                     interpolation="AREA")
+        image = upright(image, int(round(frame.rotation or 0)) % 360)
         index = math.floor(sample_time + _EPS)
         self.kept.setdefault(index, []).append(Frame(sample_time, image))
 
@@ -390,7 +346,7 @@ class _Run:
         frames = tuple(self.kept.pop(index, ()))
         if self.audio is None:
             return VideoChunk(index, float(index), stop, frames, silence(index, stop), False)
-        return VideoChunk(index, float(index), stop, frames, self.audio.buffer.take(index, stop))
+        return VideoChunk(index, float(index), stop, frames, self.audio.slice(index, stop))
 
     def finish(self) -> Iterator[VideoChunk]:
         """The stream ended: emit the rest, or report where a truncated file stopped."""

@@ -19,7 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="stream the sample lecture (or a video) and answer questions",
                        description="Stream a video in one-second chunks into the video memory "
                        "with the embedded models, then answer questions about it.")
-    p.add_argument("video", nargs="?", help="a video file (default: the sample lecture)")
+    p.add_argument("video", nargs="?",
+                   help="a video file or http(s):// URL (default: the sample lecture)")
     p.add_argument("--minutes", type=float, default=3.0,
                    help="length of the sample lecture to make if missing (default 3)")
     p.add_argument("--samples", default="samples", help="folder for sample media (default samples/)")
@@ -45,16 +46,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nWatched {_clock(mem.duration)} of video in {elapsed:.0f} s "
               f"({mem.duration / max(elapsed, 1e-9):.1f}x real time): "
               f"{stats.get('segments', 0)} segments, {stats.get('keyframes', 0)} key frames.\n")
+        # Key frames in the temporary folder are deleted on exit: only name kept ones.
+        keep_frames = args.memory is not None
         answers = [mem.answer(q, at=mem.duration) for q in questions or ["What was this video about?"]]
         for answer in answers:
-            _print_answer(answer)
+            _print_answer(answer, keep_frames)
+        if not keep_frames:
+            print("(Key frames are not kept: pass --memory DIR to keep the memory and its "
+                  "key frames.)")
         if args.json:
-            _write_json(args.json, path, mem.duration, elapsed, stats, answers)
+            _write_json(args.json, path, mem.duration, elapsed, stats, answers, keep_frames)
     return 0
 
 
 def _write_json(target: str, video: str, duration: float, elapsed: float, stats: dict,
-                answers: list) -> None:
+                answers: list, keep_frames: bool = True) -> None:
     import json
 
     doc = {"video": video, "video_seconds": duration, "seconds": elapsed,
@@ -62,7 +68,8 @@ def _write_json(target: str, video: str, duration: float, elapsed: float, stats:
            "keyframes": stats.get("keyframes", 0),
            "answers": [{"question": a.question, "asked_at": a.asked_at, "text": a.text,
                         "citations": [{"start": m.start, "end": m.end, "text": m.text,
-                                       "keyframe": m.keyframe} for m in a.citations]}
+                                       "keyframe": m.keyframe if keep_frames else None}
+                                      for m in a.citations]}
                        for a in answers]}
     Path(target).parent.mkdir(parents=True, exist_ok=True)
     Path(target).write_text(json.dumps(doc, indent=2))
@@ -94,27 +101,39 @@ def _memory(directory: str):
 
 
 def _stream(mem, path: str, quiet: bool) -> None:
-    from memory.audio import rms_db
+    from memory.errors import TruncatedVideoError
     from memory.video import open_video
 
     print("Loading the embedded models (VAD, Whisper tiny.en, OCR, MiniLM) ...", flush=True)
     shown_until = mem.duration
-    with open_video(path, fps=1.0, start=float(mem.next_index)) as source:
-        print(f"Streaming {path} ({source.info.duration:.0f} s) in one-second chunks\n", flush=True)
-        for chunk in source:
-            committed = mem.add(chunk)
-            if quiet:
-                continue
-            level = rms_db(chunk.audio) if chunk.has_audio else -100.0
-            bar = "#" * max(0, min(10, int((level + 60) / 5)))
-            print(f"[{_clock(chunk.start)}] audio {bar:<10} {level:6.1f} dB"
-                  + (f"   committed {committed} s" if committed else ""))
-            if committed:
-                shown_until = _print_segments(mem, shown_until)
+    try:
+        with open_video(path, fps=1.0, start=float(mem.next_index)) as source:
+            length = source.info.duration
+            known = f"{length:.0f} s" if length is not None else "length unknown"
+            print(f"Streaming {path} ({known}) in one-second chunks\n", flush=True)
+            for chunk in source:
+                shown_until = _add(mem, chunk, shown_until, quiet)
+    except TruncatedVideoError as exc:
+        # Keep and answer from everything readable before the cut (committed below).
+        print(f"\nWarning: {exc}; answering from the {_clock(mem.duration)} that were read.",
+              flush=True)
     mem.finish()
     if not quiet:
         _print_segments(mem, shown_until)
     sys.stdout.flush()
+
+
+def _add(mem, chunk, shown_until: float, quiet: bool) -> float:
+    from memory.audio import rms_db
+
+    committed = mem.add(chunk)
+    if quiet:
+        return shown_until
+    level = rms_db(chunk.audio) if chunk.has_audio else -100.0
+    bar = "#" * max(0, min(10, int((level + 60) / 5)))
+    print(f"[{_clock(chunk.start)}] audio {bar:<10} {level:6.1f} dB"
+          + (f"   committed {committed} s" if committed else ""))
+    return _print_segments(mem, shown_until) if committed else shown_until
 
 
 def _print_segments(mem, since: float) -> float:
@@ -129,11 +148,11 @@ def _print_segments(mem, since: float) -> float:
     return since
 
 
-def _print_answer(answer) -> None:
+def _print_answer(answer, keep_frames: bool = True) -> None:
     print(f"Q: {answer.question}  (asked at {_clock(answer.asked_at or 0)})")
     print(f"A: {answer.text}")
     for m in answer.citations:
-        frame = f"  key frame {m.keyframe}" if m.keyframe else ""
+        frame = f"  key frame {m.keyframe}" if m.keyframe and keep_frames else ""
         print(f"   - [{m.span()}] {_short(m.transcript or m.text, 90)}{frame}")
     print()
 
