@@ -16,6 +16,7 @@ from memory.errors import (
     NoVideoStreamError,
     NotAVideoError,
     StoreError,
+    SubtitleError,
     TruncatedVideoError,
     VideoError,
     VideoNotFoundError,
@@ -26,7 +27,7 @@ from memory.models.base import Answerer, Captioner, Reranker
 from memory.answer import ExtractiveAnswerer
 from memory.captioner import TransformersVLM, VLMOptions
 from memory.index import FaissIndex, IndexOptions, VectorIndex
-from memory.store import MemoryModels, StoreOptions, VideoMemory
+from memory.store import MemoryModels, MemoryReader, StoreOptions, VideoMemory
 
 def _version() -> str:
     """The installed distribution's version: pyproject.toml is the one place it is written."""
@@ -53,6 +54,7 @@ __all__ = [
     "NoVideoStreamError",
     "NotAVideoError",
     "StoreError",
+    "SubtitleError",
     "TruncatedVideoError",
     "VideoChunk",
     "VideoError",
@@ -67,6 +69,7 @@ __all__ = [
     "FaissIndex",
     "IndexOptions",
     "MemoryModels",
+    "MemoryReader",
     "Moment",
     "Reranker",
     "StoreOptions",

@@ -17,6 +17,7 @@ onnxruntime, ...) are translated where they enter our code.
     │   ├── NoVideoStreamError     the file has audio but no picture
     │   ├── TruncatedVideoError    the file ends early (raised after the readable part)
     │   ├── NetworkVideoError      a video URL cannot be fetched (network, HTTP status)
+    │   ├── SubtitleError          a subtitle file or track cannot be read
     │   └── CameraError            a live camera cannot be opened or stopped delivering
     └── StoreError                 a memory directory cannot be used
 """
@@ -34,6 +35,7 @@ __all__ = [
     "NoVideoStreamError",
     "NotAVideoError",
     "StoreError",
+    "SubtitleError",
     "TruncatedVideoError",
     "VideoError",
     "VideoNotFoundError",
@@ -102,6 +104,10 @@ class TruncatedVideoError(VideoError):
 
 class NetworkVideoError(VideoError):
     """A video URL cannot be fetched: the server is unreachable, refuses or fails."""
+
+
+class SubtitleError(VideoError):
+    """A subtitle file (.srt, .vtt) or a subtitle track cannot be read."""
 
 
 class CameraError(VideoError):

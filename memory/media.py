@@ -12,7 +12,7 @@ import numpy as np
 
 from memory.errors import AudioFormatError
 
-__all__ = ["SAMPLE_RATE", "Frame", "VideoChunk", "VideoInfo", "as_audio"]
+__all__ = ["SAMPLE_RATE", "Cue", "Frame", "VideoChunk", "VideoInfo", "as_audio"]
 
 SAMPLE_RATE = 16_000
 """The one audio rate used everywhere inside the toolkit (Hz)."""
@@ -55,11 +55,22 @@ class Frame:
 
 
 @dataclass(frozen=True)
+class Cue:
+    """One subtitle: what is said from ``start`` to ``end`` (media seconds)."""
+
+    start: float
+    end: float
+    text: str
+
+
+@dataclass(frozen=True)
 class VideoChunk:
     """One second (or the last, partial second) of a stream.
 
     ``audio`` always covers ``[start, end)`` at 16 kHz; when the source has no audio it
     is silence and ``has_audio`` is False, so consumers can tell silence from absence.
+    ``cues`` are the subtitles that start inside the chunk (their text is used as the
+    transcript of the stretch they cover, instead of speech recognition).
     """
 
     index: int
@@ -68,6 +79,7 @@ class VideoChunk:
     frames: tuple[Frame, ...] = field(repr=False)
     audio: np.ndarray = field(repr=False)
     has_audio: bool = True
+    cues: tuple[Cue, ...] = ()
 
     @property
     def duration(self) -> float:

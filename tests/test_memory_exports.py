@@ -11,10 +11,10 @@ import pytest
 PUBLIC = {
     "memory": {
         "Answer", "Answerer", "AudioFormatError", "CameraError", "Captioner", "EmptyVideoError",
-        "Evidence", "ExtractiveAnswerer", "FaissIndex", "Frame", "IndexOptions", "MemoryModels",
+        "Evidence", "ExtractiveAnswerer", "FaissIndex", "Frame", "IndexOptions", "MemoryModels", "MemoryReader",
         "MemoryToolkitError", "MissingExtraError", "ModelUnavailableError", "Moment",
         "NetworkVideoError", "NoVideoStreamError", "NotAVideoError", "Reranker", "SAMPLE_RATE",
-        "StoreError", "StoreOptions",
+        "StoreError", "StoreOptions", "SubtitleError",
         "TransformersVLM", "TruncatedVideoError", "VLMOptions", "VectorIndex", "VideoChunk",
         "VideoError", "VideoInfo", "VideoMemory", "VideoNotFoundError",
     },

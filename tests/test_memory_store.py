@@ -129,7 +129,8 @@ def test_resume_after_a_kill_loses_and_duplicates_nothing(tmp_path, models, stre
         mem.ingest(_dies_after(chunks, 37))
     committed = mem.version
     assert 0 < committed < 37  # speech still being batched was not committed
-    mem.db.close()  # the process dies: nothing else is written
+    mem.db.close()  # the process dies: nothing else is written, and its lock goes with it
+    mem._writer.release()
     resumed = VideoMemory.open(tmp_path / "m", models=models)
     assert resumed.next_index == committed
     resumed.ingest(chunks)

@@ -44,6 +44,7 @@ class Word:
     start: float
     end: float
     probability: float = 1.0
+    source: str = "asr"  # "asr" (heard by the transcriber) or "subtitles" (read from a track)
 
 
 @dataclass(frozen=True)

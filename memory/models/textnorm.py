@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["normalize_words", "number_to_words", "word_error_rate"]
+__all__ = ["edit_distance", "normalize_words", "number_to_words", "word_error_rate"]
 
 _ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
          "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
@@ -62,10 +62,11 @@ def word_error_rate(reference: str, hypothesis: str) -> float:
     ref, hyp = normalize_words(reference), normalize_words(hypothesis)
     if not ref:
         return 0.0 if not hyp else 1.0
-    return _edit_distance(ref, hyp) / len(ref)
+    return edit_distance(ref, hyp) / len(ref)
 
 
-def _edit_distance(ref: list[str], hyp: list[str]) -> int:
+def edit_distance(ref: list[str], hyp: list[str]) -> int:
+    """Word-level Levenshtein distance (substitutions + deletions + insertions)."""
     previous = list(range(len(hyp) + 1))
     for i, r in enumerate(ref, start=1):
         current = [i]

@@ -29,6 +29,7 @@ __all__ = [
     "lecture_script",
     "make_lecture",
     "render_lecture",
+    "write_subtitles",
 ]
 
 logger = logging.getLogger(__name__)
@@ -105,16 +106,34 @@ def _narration(sentences: tuple[str, ...], rng: random.Random, lap: int) -> list
 
 
 def make_lecture(minutes: float = 3.0, seed: int = 0, out_dir: str | Path = "samples",
-                 progress: bool = False) -> LectureFiles:
-    """Render the standard sample lecture into ``out_dir``, or reuse it if already there."""
+                 progress: bool = False, subtitles: bool = False) -> LectureFiles:
+    """Render the standard sample lecture into ``out_dir``, or reuse it if already there.
+
+    ``subtitles`` also writes ``lecture.srt`` beside the video (every sentence as said,
+    timed exactly), which `memory.video.open_video` picks up as a side-car.
+    """
     out = Path(out_dir)
     files = LectureFiles(out / "lecture.mp4", out / "lecture.json")
     if files.video.exists() and files.truth_path.exists():
         truth = files.truth
         if truth.get("minutes") == minutes and truth.get("seed") == seed:
+            if subtitles:
+                write_subtitles(files)
             return files
     script = lecture_script(minutes, seed)
-    return render_lecture(script, out, extra={"minutes": minutes}, progress=progress)
+    files = render_lecture(script, out, extra={"minutes": minutes}, progress=progress)
+    if subtitles:
+        write_subtitles(files)
+    return files
+
+
+def write_subtitles(files: LectureFiles) -> Path:
+    """``lecture.srt`` beside the video: each narrated sentence with its exact times."""
+    from memory.media import Cue
+    from memory.video.subtitles import write_srt
+
+    cues = [Cue(s["start"], s["end"], s["text"]) for s in files.truth["sentences"]]
+    return write_srt(files.video.with_suffix(".srt"), cues)
 
 
 def render_lecture(script: LectureScript, out_dir: str | Path, fps: float = 5.0,

@@ -8,6 +8,8 @@ Layers inside: ``records`` and ``config`` (data) -> ``keyframes``, ``speech``,
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.keyframes import KeyFrameOptions
 from memory.store.memory import VideoMemory
+from memory.store.reader import MemoryReader
 from memory.store.speech import SpeechOptions
 
-__all__ = ["KeyFrameOptions", "MemoryModels", "SpeechOptions", "StoreOptions", "VideoMemory"]
+__all__ = ["KeyFrameOptions", "MemoryModels", "MemoryReader", "SpeechOptions", "StoreOptions",
+           "VideoMemory"]

@@ -35,8 +35,8 @@ class StoreOptions:
     that is always evidence. ``caption_at_ingest``: describe every new key frame with
     the captioner while ingesting (so scenes without text can be found; costs one VLM
     call per key frame) instead of only the retrieved ones. ``keyframe_max_side``: key-frame
-JPEGs are stored at most this many pixels on their long side (OCR reads the decoded
-frame first). ``checkpoint_every``: segments between vector-index saves
+    JPEGs are stored at most this many pixels on their long side (OCR reads the decoded
+    frame first). ``checkpoint_every``: segments between vector-index saves
     (SQLite is the commit log; the index files are checkpoints rebuilt from it).
     """
 

@@ -97,11 +97,13 @@ def read_format(directory: Path) -> int:
 
 
 def _words_json(words: tuple[Word, ...]) -> str:
-    return json.dumps([[w.text, round(w.start, 3), round(w.end, 3)] for w in words])
+    # A word's source is stored only when it is not the transcriber ("asr").
+    return json.dumps([[w.text, round(w.start, 3), round(w.end, 3)]
+                       + ([w.source] if w.source != "asr" else []) for w in words])
 
 
 def _words(text: str) -> tuple[Word, ...]:
-    return tuple(Word(t, s, e) for t, s, e in json.loads(text or "[]"))
+    return tuple(Word(t, s, e, 1.0, *rest) for t, s, e, *rest in json.loads(text or "[]"))
 
 
 def _blob(vector: np.ndarray | None) -> bytes | None:
@@ -205,7 +207,8 @@ class MemoryDB:
 
     # -- commit ---------------------------------------------------------------------
     def commit(self, chunks: list[ChunkRecord], segments: list[SegmentRecord],
-               chapters: list[ChapterRecord], version: int) -> None:
+               chapters: list[ChapterRecord], version: int,
+               meta: dict[str, object] | None = None) -> None:
         """Write one batch atomically: all of it or (after a crash) none of it."""
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
@@ -221,6 +224,8 @@ class MemoryDB:
             self._segments(segments)
             self._chapters(chapters)
             c.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(version),))
+            for key, value in (meta or {}).items():  # resume state, atomic with the rows
+                c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, str(value)))
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")

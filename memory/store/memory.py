@@ -29,6 +29,7 @@ from memory.store.hierarchy import ChapterRoller, Segmenter
 from memory.store.keyframes import save_jpeg
 from memory.store.pipeline import ChunkPipeline
 from memory.store.levels import CHAPTER, SEGMENT
+from memory.store.lock import WriterLock
 from memory.store.reader import MemoryReader, locked
 from memory.store.records import ChunkRecord, SegmentRecord
 
@@ -39,11 +40,29 @@ _DB = "memory.sqlite"
 
 
 class VideoMemory(MemoryReader):
-    """A memory directory opened for reading and appending. Use `create` or `open`."""
+    """A memory directory opened for reading and appending. Use `create` or `open`.
+
+    One process writes a memory at a time: the writer holds ``writer.lock`` (released
+    on `close` or when the process ends, also by kill -9), and a second writer gets a
+    `StoreError` naming the holder; readers use `MemoryReader.open` alongside it.
+    """
+
+    read_only = False
 
     def __init__(self, directory: Path, db: MemoryDB, models: MemoryModels | None,
                  options: StoreOptions | None) -> None:
-        super().__init__(directory, db, models or MemoryModels(), options or StoreOptions())
+        try:
+            self._writer = WriterLock.acquire(directory)
+        except BaseException:
+            db.close()
+            raise
+        try:
+            super().__init__(directory, db, models or MemoryModels(),
+                             options or StoreOptions())
+        except BaseException:
+            self._writer.release()
+            db.close()
+            raise
         self._version = int(db.get_meta("version", "0"))
         self._last_index = db.last_chunk()
         self._segmenter = Segmenter(self.options, db.next_segment_id(), db.open_chunks())
@@ -51,6 +70,9 @@ class VideoMemory(MemoryReader):
         self._pipeline: ChunkPipeline | None = None
         self._since_checkpoint = 0
         self._pushed = self._last_index  # last chunk handed to the pipeline
+        # Exact resume: the VAD hears again the committed chunks since its last restart.
+        self._warm_from = int(db.get_meta("speech_anchor") or self.next_index)
+        self._heard = self._warm_from - 1
 
     # -- opening --------------------------------------------------------------------
     @classmethod
@@ -91,6 +113,13 @@ class VideoMemory(MemoryReader):
         """Index of the next chunk this memory expects (resume point)."""
         return self._last_index + 1
 
+    @property
+    def resume_index(self) -> int:
+        """The chunk a resumed stream should start from: a few committed chunks before
+        `next_index` are heard again by the VAD (not stored again), so the chunks,
+        segments and answers after a crash are those of an uninterrupted ingest."""
+        return min(self._warm_from, self.next_index)
+
     @locked
     def add(self, chunk: VideoChunk) -> int:
         """Process one chunk; returns how many chunks this call committed.
@@ -98,7 +127,13 @@ class VideoMemory(MemoryReader):
         Chunks at or before the last committed one are skipped, so re-feeding a stream
         after a crash duplicates nothing.
         """
-        if chunk.index <= self._last_index or chunk.index <= self._pushed:
+        if chunk.index <= self._last_index:
+            if self._warm_from <= chunk.index and self._heard < chunk.index \
+                    and self._pushed <= self._last_index:
+                self._heard = chunk.index
+                self._get_pipeline().hear(chunk)
+            return 0
+        if chunk.index <= self._pushed:
             return 0
         self._pushed = chunk.index
         return self._commit(self._get_pipeline().push(chunk))
@@ -118,16 +153,20 @@ class VideoMemory(MemoryReader):
         return n
 
     def ingest(self, source: str | os.PathLike | Iterable[VideoChunk], progress: bool = False,
-               fps: float = 1.0, finish: bool = True) -> dict[str, Any]:
+               fps: float = 1.0, finish: bool = True,
+               subtitles: str | os.PathLike | bool | None = None) -> dict[str, Any]:
         """Add every chunk of ``source`` (a video path or URL, or any chunk iterable).
 
         Resumes after the last committed chunk. A truncated file keeps what was read:
-        it is committed before the error is raised again.
+        it is committed before the error is raised again. ``subtitles`` (for a path):
+        None uses a side-car ``.srt``/``.vtt`` or the file's own text track when there
+        is one, a path reads that file, False ignores subtitles; where subtitles run
+        they are the transcript, and speech recognition covers the rest.
         """
         from tqdm.auto import tqdm
 
-        chunks, total = self._open_source(source, fps)
-        bar = tqdm(total=total, initial=self.next_index, disable=not progress, unit="s",
+        chunks, total = self._open_source(source, fps, subtitles)
+        bar = tqdm(total=total, initial=self.resume_index, disable=not progress, unit="s",
                    desc="ingest")
         try:
             for chunk in self._timed(chunks):
@@ -143,11 +182,12 @@ class VideoMemory(MemoryReader):
             self.finish()
         return self.stats()
 
-    def _open_source(self, source, fps: float):
+    def _open_source(self, source, fps: float, subtitles=None):
         if isinstance(source, (str, bytes, os.PathLike)):
             from memory.video import open_video
 
-            src = open_video(source, fps=fps, start=float(self.next_index))
+            src = open_video(source, fps=fps, start=float(self.resume_index),
+                             subtitles=subtitles)
             duration = src.info.duration
             return src, None if duration is None else int(-(-duration // 1))
         return source, None
@@ -186,7 +226,10 @@ class VideoMemory(MemoryReader):
             chapters += self._roller.flush()
         self._write_keyframes(records)
         version = self._version + len(records)
-        self.db.commit(records, segments, chapters, version)
+        anchor = self._pipeline.speech_anchor if self._pipeline is not None else None
+        last = max([self._last_index] + [r.index for r in records])
+        self.db.commit(records, segments, chapters, version,
+                       {"speech_anchor": last + 1 if anchor is None else anchor})
         self._version = version
         if records:
             self._last_index = max(self._last_index, records[-1].index)
@@ -245,6 +288,7 @@ class VideoMemory(MemoryReader):
                 self._pipeline.close()
                 self._pipeline = None
             self.db.close()
+            self._writer.release()
 
     def __enter__(self) -> VideoMemory:
         return self

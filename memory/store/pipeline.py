@@ -71,6 +71,15 @@ class ChunkPipeline:
     def pending(self) -> int:
         return len(self.speech.pending)
 
+    @property
+    def speech_anchor(self) -> int | None:
+        """First chunk the VAD has heard continuously (None: it restarts at the next)."""
+        return self.speech.anchor_index
+
+    def hear(self, chunk: VideoChunk) -> None:
+        """A chunk committed before a restart: only the VAD hears it again."""
+        self.speech.hear(chunk)
+
     def push(self, chunk: VideoChunk) -> list[ChunkRecord]:
         self._visuals[chunk.index] = self._look(chunk)
         # Speech waits up to a minute for its batch: it keeps the audio, not the frames

@@ -8,6 +8,11 @@ only, so a question asked at time t never sees anything after t.
 Public reads take the lock once, bring the memory up to date (`_sync`: the writer
 commits what it has buffered) and then run on the unlocked internals (``_search``,
 ``_moments``, ...), so one question is one pass through the store.
+
+`MemoryReader.open` opens a memory read-only, also while another process ingests into
+it: before each read it reloads the rows committed since (SQLite's WAL lets readers
+and the one writer work at once), and it never writes the index files, which belong
+to the writer.
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ def locked(method):
 class MemoryReader:
     """Read access to one memory directory (see `VideoMemory` for the full API)."""
 
+    read_only = True
+
     def __init__(self, directory: Path, db: MemoryDB, models: MemoryModels,
                  options: StoreOptions) -> None:
         self.directory, self.db, self.models, self.options = directory, db, models, options
@@ -57,9 +64,39 @@ class MemoryReader:
         self._lock = threading.RLock()
         self._vectors_cache: dict[str, np.ndarray] = {}
         self._indexes: dict[str, LevelIndex] = {}
+        self._loaded = self._stored_version()
         for level in LEVELS.values():
             self._load_level(level)
-        self._fill_units()
+        if not self.read_only:
+            self._fill_units()
+
+    @classmethod
+    def open(cls, directory: str | Path, models: MemoryModels | None = None,
+             options: StoreOptions | None = None) -> MemoryReader:
+        """Open a memory read-only: searches and answers see each batch the writing
+        process commits, and nothing here ever writes to the directory."""
+        from memory.store.db import read_format
+
+        d = Path(directory)
+        if not d.is_dir():
+            raise StoreError(f"no memory at {d}; create one with VideoMemory.create({str(d)!r})")
+        read_format(d)
+        return cls(d, MemoryDB(d / "memory.sqlite"), models or MemoryModels(),
+                   options or StoreOptions())
+
+    def close(self) -> None:
+        """Release the database (a reader writes nothing)."""
+        with self._lock:
+            self.db.close()
+
+    def __enter__(self) -> MemoryReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _stored_version(self) -> int:
+        return int(self.db.get_meta("version", "0") or 0)
 
     # -- indexes --------------------------------------------------------------------
     def _load_level(self, level: Level) -> None:
@@ -102,7 +139,8 @@ class MemoryReader:
         vectors = np.asarray(self.models.embedder.embed(texts), dtype=np.float32)
         stored = self.db.get_meta("embedding_dim")
         if stored is None:
-            self.db.set_meta("embedding_dim", vectors.shape[1])
+            if not self.read_only:
+                self.db.set_meta("embedding_dim", vectors.shape[1])
         elif int(stored) != vectors.shape[1]:
             raise StoreError(f"this memory was built with {stored}-d embeddings but the "
                              f"embedder gives {vectors.shape[1]}-d; open it with the same "
@@ -139,7 +177,16 @@ class MemoryReader:
         self.db.mark_units_built()
 
     def _sync(self) -> None:
-        """Bring the stored memory up to date before a read (the writer overrides it)."""
+        """Bring the memory up to date before a read: reload what another process has
+        committed since (the writer overrides this: it commits its own buffer)."""
+        version = self._stored_version()
+        if version == self._loaded:
+            return
+        self._loaded = version
+        self._indexes = {}
+        self._vectors_cache.clear()
+        for level in LEVELS.values():
+            self._load_level(level)
 
     # -- public reads -----------------------------------------------------------------
     @property

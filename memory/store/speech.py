@@ -23,7 +23,7 @@ from memory.models.base import SpeechDetector, SpeechRegion, Transcriber, Transc
 
 WINDOW_SECONDS = 512 / SAMPLE_RATE  # a streaming detector's probability step (Silero: 32 ms)
 
-__all__ = ["SpeechBatcher", "SpeechOptions", "chunk_words"]
+__all__ = ["SpeechBatcher", "SpeechOptions", "chunk_words", "cue_words"]
 
 
 @dataclass
@@ -49,6 +49,7 @@ class SpeechBatcher:
         self.vad, self.asr = vad, asr
         self.options = options or SpeechOptions()
         self.pending: list[VideoChunk] = []
+        self._covered: list[tuple[float, float]] = []  # media spans subtitles transcribe
         self.timers = timers if timers is not None else {}
         # A detector that can stream (Silero) hears each sample once; re-running it over
         # the whole buffer at every attempt made VAD cost 20x more during long speech.
@@ -63,12 +64,14 @@ class SpeechBatcher:
         self._probs: list[float] = []
         self._jobs: list[Future] = []  # probabilities being computed, in order
         self._anchored = False         # does _probs_start hold the stream's origin?
+        self.anchor_index: int | None = None  # chunk the VAD stream has heard since
         self._probs_start = 0.0        # media time of self._probs[0]
         self._retry_at = 0.0  # buffered seconds before a detector without a stream retries
 
     def reset(self) -> None:
         self._collect()
         self.pending.clear()
+        self._covered.clear()
         self._reset_stream()
 
     def close(self) -> None:
@@ -80,14 +83,23 @@ class SpeechBatcher:
     def buffered_seconds(self) -> float:
         return sum(c.duration for c in self.pending)
 
+    def hear(self, chunk: VideoChunk) -> None:
+        """Feed the streaming VAD one chunk without buffering it: a resumed ingest replays
+        the committed chunks since `anchor_index`, so the detector's state, and with it
+        every region and batch after the resume point, is what an unbroken run had."""
+        if self._stream is None:
+            return
+        if not self._anchored:
+            self._jobs.append(self._worker.submit(self._stream.reset))
+            self._probs_start, self._anchored = chunk.start, True
+            self.anchor_index = chunk.index
+        self._jobs.append(self._worker.submit(self._hear, chunk.audio))
+
     def push(self, chunk: VideoChunk) -> list[tuple[VideoChunk, tuple[Word, ...]]]:
         """Buffer ``chunk``; return the chunks whose words are now known, oldest first."""
-        if self._stream is not None:
-            if not self._anchored:
-                self._jobs.append(self._worker.submit(self._stream.reset))
-                self._probs_start, self._anchored = chunk.start, True
-            self._jobs.append(self._worker.submit(self._hear, chunk.audio))
+        self.hear(chunk)
         self.pending.append(chunk)
+        self._covered += [(c.start, c.end) for c in chunk.cues]
         buffered = self.buffered_seconds
         if buffered < max(self.options.batch_seconds, self._retry_at):
             return []
@@ -146,15 +158,24 @@ class SpeechBatcher:
             return []
         self._retry_at = 0.0
         cut = ready[-1].end - origin
-        todo = [r for r in merged if r.start < cut]
+        todo = [SpeechRegion(r.start, min(r.end, cut)) for r in merged if r.start < cut]
+        # Subtitles are the transcript where they run; Whisper hears only the rest (cue
+        # times are approximate, so the speech just around a cue is the cue's too).
+        covered = [(a - origin - _CUE_MARGIN_S, b - origin + _CUE_MARGIN_S)
+                   for a, b in self._covered if b + _CUE_MARGIN_S > origin]
+        todo = _uncovered(todo, covered)
         t0 = time.perf_counter()
-        words = self._transcribe(audio, origin, [SpeechRegion(r.start, min(r.end, cut))
-                                                 for r in todo])
+        heard = self._transcribe(audio, origin, todo) if todo else []
         self._tick("asr", t0)
+        words = [w for w in heard if not _inside((w.start + w.end) / 2, self._covered,
+                                                  _CUE_MARGIN_S)]
+        words += [w for chunk in ready for cue in chunk.cues for w in cue_words(cue)]
+        self._covered = [(a, b) for a, b in self._covered
+                         if b + _CUE_MARGIN_S > ready[-1].end]
         self.pending = self.pending[len(ready):]
         if not self.pending:  # everything heard is used: re-anchor at the next chunk
             self._collect()
-            self._probs, self._anchored = [], False
+            self._probs, self._anchored, self.anchor_index = [], False, None
         return chunk_words(ready, words)
 
     def _cut(self, regions: Sequence[SpeechRegion], duration: float, final: bool) -> float:
@@ -180,6 +201,35 @@ class SpeechBatcher:
         batch = getattr(self.asr, "transcribe_batch", None)
         results = batch(pieces) if batch else [self.asr.transcribe(a, o) for a, o in pieces]
         return [w for t in results for w in _words(t)]
+
+
+_MIN_PIECE_S = 0.5  # an uncovered sliver shorter than this is not worth a Whisper call
+_CUE_MARGIN_S = 0.5  # speech this close to a cue belongs to the cue
+
+
+def _uncovered(regions: list[SpeechRegion],
+               covered: list[tuple[float, float]]) -> list[SpeechRegion]:
+    """``regions`` minus the ``covered`` spans (both in seconds from the buffer start)."""
+    out = []
+    for r in regions:
+        pieces = [(r.start, r.end)]
+        for a, b in covered:
+            pieces = [p for s, e in pieces for p in ((s, min(e, a)), (max(s, b), e))
+                      if p[1] > p[0]]
+        out += [SpeechRegion(s, e) for s, e in pieces if e - s >= _MIN_PIECE_S]
+    return out
+
+
+def _inside(t: float, spans: list[tuple[float, float]], margin: float = 0.0) -> bool:
+    return any(a - margin <= t < b + margin for a, b in spans)
+
+
+def cue_words(cue) -> list[Word]:
+    """A subtitle's words, spread evenly over its span, marked as read from subtitles."""
+    tokens = cue.text.split()
+    step = (cue.end - cue.start) / max(len(tokens), 1)
+    return [Word(t, cue.start + i * step, cue.start + (i + 1) * step, 1.0, "subtitles")
+            for i, t in enumerate(tokens)]
 
 
 def _ready(pending: Sequence[VideoChunk], origin: float, cut: float,

@@ -28,7 +28,7 @@ import numpy as np
 
 from memory.audio import downmix
 from memory.errors import TruncatedVideoError
-from memory.media import SAMPLE_RATE, Frame, VideoChunk, VideoInfo
+from memory.media import SAMPLE_RATE, Cue, Frame, VideoChunk, VideoInfo
 from memory.video.base import AudioBuffer, FrameSampler, VideoSource, silence
 from memory.video.probe import open_input, reason, stream_rotation, untimed
 
@@ -44,7 +44,8 @@ _EPS = 1e-6
 
 
 def open_video(path: str | bytes | os.PathLike, fps: float = 1.0, decoder: str = "pyav",
-               start: float = 0.0, max_side: int | None = MAX_SIDE) -> VideoSource:
+               start: float = 0.0, max_side: int | None = MAX_SIDE,
+               subtitles: str | os.PathLike | bool | None = None) -> VideoSource:
     """Open a video file or URL as a `VideoSource` of one-second chunks sampled at ``fps``.
 
     ``path`` is a ``str``/``bytes``/``os.PathLike`` path, a ``file://`` URL or an
@@ -54,9 +55,13 @@ def open_video(path: str | bytes | os.PathLike, fps: float = 1.0, decoder: str =
     stay those of the whole file, and the audio after ``start`` is exactly what a pass
     from the beginning gives. Frames are turned upright by the file's rotation and
     scaled to at most ``max_side`` pixels on their long side (None: full size).
+    ``subtitles``: None finds them (a side-car ``.srt``/``.vtt`` next to the file, else
+    the container's own text track), a path reads that file, False reads none; each
+    chunk carries the cues that start in it (`VideoChunk.cues`).
     """
     if decoder == "pyav":
-        return PyAVVideoSource(path, fps=fps, start=start, max_side=max_side)
+        return PyAVVideoSource(path, fps=fps, start=start, max_side=max_side,
+                               subtitles=subtitles)
     if decoder == "decord":
         from memory.video.decord_backend import DecordVideoSource
 
@@ -71,6 +76,23 @@ def probe_video(path: str | bytes | os.PathLike) -> tuple[Any, Any, Any]:
     """
     container, video, audio, _loc = open_input(path)
     return container, video, audio
+
+
+def load_cues(loc: Any, subtitles: str | os.PathLike | bool | None,
+              origin: float) -> tuple[Cue, ...]:
+    """The subtitles of a video as `open_video`'s ``subtitles`` argument asks."""
+    from memory.video import subtitles as subs
+    from memory.video.probe import _av_open
+
+    if subtitles is False:
+        return ()
+    if subtitles is not None and subtitles is not True:
+        return subs.read_subtitles(os.fspath(subtitles))
+    sidecar = None if loc.is_url else subs.find_subtitles(str(loc))
+    if sidecar is not None:
+        logger.info("reading subtitles from %s", sidecar)
+        return subs.read_subtitles(sidecar)
+    return subs.embedded_cues(lambda: _av_open(loc), origin)
 
 
 def picture_size(width: int, height: int, max_side: int | None) -> tuple[int, int]:
@@ -190,7 +212,8 @@ class PyAVVideoSource:
     decoder = "pyav"
 
     def __init__(self, path: str | bytes | os.PathLike, fps: float = 1.0, start: float = 0.0,
-                 *, skip_gops: bool = True, max_side: int | None = MAX_SIDE) -> None:
+                 *, skip_gops: bool = True, max_side: int | None = MAX_SIDE,
+                 subtitles: str | os.PathLike | bool | None = None) -> None:
         if not fps > 0:
             raise ValueError(f"fps must be positive, got {fps}")
         if start < 0:
@@ -210,6 +233,7 @@ class PyAVVideoSource:
         rate = rate or self._video.average_rate or self._video.guessed_rate
         self._native_fps = float(rate) if rate else None
         self.rotation = stream_rotation(loc)
+        self.cues = load_cues(loc, subtitles, self._origin)
         self.max_side = max_side
         self._size = picture_size(ctx.width, ctx.height, max_side)
         if self._audio is None:
@@ -298,10 +322,20 @@ class _Run:
         self.problem: str | None = None
         self.problem_is_last = False  # the file ended on a broken packet: it was cut
         self.bad_packets = 0
+        self._cues = [c for c in source.cues if c.start >= source._first - _EPS]
+        self._cue = 0
 
     @property
     def end(self) -> float | None:
         return self.source._duration
+
+    def cues(self, index: int) -> tuple[Cue, ...]:
+        """The cues starting before the end of chunk ``index`` not handed out yet."""
+        taken = []
+        while self._cue < len(self._cues) and self._cues[self._cue].start < index + 1 - _EPS:
+            taken.append(self._cues[self._cue])
+            self._cue += 1
+        return tuple(taken)
 
     def push_audio(self, frame: Any) -> None:
         assert self.audio is not None
@@ -344,9 +378,12 @@ class _Run:
 
     def _chunk(self, index: int, stop: float) -> VideoChunk:
         frames = tuple(self.kept.pop(index, ()))
+        cues = self.cues(index)
         if self.audio is None:
-            return VideoChunk(index, float(index), stop, frames, silence(index, stop), False)
-        return VideoChunk(index, float(index), stop, frames, self.audio.slice(index, stop))
+            return VideoChunk(index, float(index), stop, frames, silence(index, stop), False,
+                              cues)
+        return VideoChunk(index, float(index), stop, frames, self.audio.slice(index, stop),
+                          cues=cues)
 
     def finish(self) -> Iterator[VideoChunk]:
         """The stream ended: emit the rest, or report where a truncated file stopped."""

