@@ -70,6 +70,7 @@ def test_a_reader_process_follows_the_writer_and_a_second_writer_is_refused(tmp_
     finally:
         reader.stdin.close()
         reader.wait(timeout=120)
+        reader.stdout.close()
     assert reader.returncode == 0
     assert int(after[0]) > int(before[0])  # new segments were seen as they committed
     assert "rain" in after[1].lower()

@@ -72,10 +72,10 @@ def test_base_transcribes_english_and_german(tmp_path, monkeypatch):
     asr = WhisperTranscriber(model="base", language="en", device="cpu")
     assert asr.model == "base" and asr.model_path == str(tmp_path / "whisper-base")
     text = asr.transcribe(english.audio).text.lower()
-    assert "water" in text and "earth" in text, text
+    assert "cycle" in text and "moves" in text, text
     german = EspeakSynthesizer(voice="de").synthesize("Das Wasser ist kalt und klar.")
     text = WhisperTranscriber(model="base", language="de", device="cpu").transcribe(
         german.audio).text.lower()
     assert "wasser" in text, text
     detected = WhisperTranscriber(model="base", language=None, device="cpu")
-    assert "water" in detected.transcribe(english.audio).text.lower()
+    assert "cycle" in detected.transcribe(english.audio).text.lower()

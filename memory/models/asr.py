@@ -43,10 +43,15 @@ logger = logging.getLogger(__name__)
 
 _PACK_GAP_S = 0.5     # silence between packed regions: enough for Whisper to end a sentence
 _PACK_WINDOW_S = 28.0  # stay under Whisper's 30 s window so a pack is one encoder pass
-# Whisper re-decodes a window at each higher temperature while its output looks like a
-# loop (compression ratio > 2.4) or is unsure; six tries (its default) made a 28 s pack
-# of repetitive lecture speech cost 6 decodes. Three tries keep the rescue, cap the cost.
-_TEMPERATURES = (0.0, 0.4, 0.8)
+# Whisper's own fallback re-decodes a window at higher temperatures (sampling) while its
+# output looks like a loop or is unsure. Sampling is not repeatable (CTranslate2 seeds its
+# generator once per thread), so the same audio could give other words in a resumed
+# ingest or a replay. Here decoding is greedy, and a window whose output looks like a loop
+# (compression ratio over 2.4) or is unsure (mean log-probability under -1) is decoded
+# again by beam search: deterministic.
+_TEMPERATURES = (0.0,)
+_FALLBACK_BEAM = 3
+_LOOP_RATIO, _UNSURE_LOGPROB = 2.4, -1.0
 
 
 MODELS = ("tiny.en", "base")
@@ -135,8 +140,10 @@ class WhisperTranscriber:
     language code ("en", "de", ...) or None to detect it per window; an English-only
     model (``.en``) takes only "en". Whisper's own VAD filter is off (callers run `SileroSpeechDetector` first), and each
     30 s window is decoded without the previous text as prompt, which keeps one
-    hallucination from propagating. ``temperatures`` are the fallback decoding
-    temperatures tried while a window's output looks wrong; ``cpu_threads=0`` uses one
+    hallucination from propagating. Decoding is greedy, and a window whose output looks
+    like a loop or is unsure is decoded again by beam search, so the same audio always
+    gives the same words; ``temperatures`` with values above 0 bring back Whisper's
+    sampled fallback (not repeatable). ``cpu_threads=0`` uses one
     thread per core (at most 4). ``device="auto"`` runs on CUDA when CTranslate2 sees a
     GPU (`whisper_device`), ``"cpu"`` / ``"cuda"`` force it; int8 runs on both.
     """
@@ -182,8 +189,16 @@ class WhisperTranscriber:
         return [Transcript(tuple(r)) for r in results]
 
     def _run(self, audio: np.ndarray) -> list[Any]:
+        segments = self._decode(audio, self.beam_size)
+        if self.beam_size < _FALLBACK_BEAM and self.temperatures == (0.0,) and any(
+                s.compression_ratio > _LOOP_RATIO or s.avg_logprob < _UNSURE_LOGPROB
+                for s in segments):
+            segments = self._decode(audio, _FALLBACK_BEAM)
+        return segments
+
+    def _decode(self, audio: np.ndarray, beam_size: int) -> list[Any]:
         segments, _info = self._model.transcribe(
-            audio, language=self.language, beam_size=self.beam_size, word_timestamps=True,
+            audio, language=self.language, beam_size=beam_size, word_timestamps=True,
             vad_filter=False, condition_on_previous_text=False,
             temperature=list(self.temperatures))
         return list(segments)

@@ -138,14 +138,16 @@ def write_subtitles(files: LectureFiles) -> Path:
 
 def render_lecture(script: LectureScript, out_dir: str | Path, fps: float = 5.0,
                    size: tuple[int, int] = (640, 360), extra: dict | None = None,
-                   progress: bool = False) -> LectureFiles:
+                   progress: bool = False, tts=None) -> LectureFiles:
     """Speak, draw and mux ``script`` into ``out_dir``/lecture.mp4 + lecture.json."""
     from memory.models.tts import EspeakSynthesizer
     from memory.video.writer import write_video
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tts = EspeakSynthesizer(voice=script.voice, rate=script.rate)
+    # ``tts``: any SpeechSynthesizer (another voice family); eSpeak with the script's voice
+    # by default.
+    tts = tts or EspeakSynthesizer(voice=script.voice, rate=script.rate)
     timeline, audio = _speak(script, tts, progress)
     duration = len(audio) / SAMPLE_RATE
     frames = _frames(script, timeline["slides"], duration, fps, size)

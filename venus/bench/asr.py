@@ -1,7 +1,8 @@
 """``venus bench asr``: word error rate and speed of every embedded Whisper, in one run.
 
 Two narrated lectures are rendered (or reused): the sample lecture (seed 0, eSpeak
-``en-us``) and one in another voice on another topic order (seed 1, ``en-gb-x-rp+f3``).
+``en-us``) and one in another voice family on another topic order (seed 1, Piper's
+neural ``en_US-joe-medium``; the ``voices`` extra).
 Each is decoded once and its speech found once by the embedded VAD, then every model
 transcribes it through the memory's own path (`memory.store.speech.SpeechBatcher`:
 30 s batches, packed windows), so the figures are what ingest gets. Runs are
@@ -32,8 +33,8 @@ __all__ = ["DESCRIPTION", "LECTURES", "add_arguments", "run"]
 DESCRIPTION = ("word error rate (Whisper English normalizer) and x real time of each embedded "
                "Whisper on two narrated lectures in different voices")
 
-LECTURES = (("sample", 0, "en-us"), ("other-voice", 1, "en-gb-x-rp+f3"))
-"""(name, content seed, eSpeak voice) of the lectures every model transcribes."""
+LECTURES = (("sample", 0, "espeak:en-us"), ("other-voice", 1, "piper:en_US-joe-medium"))
+"""(name, content seed, engine:voice) of the lectures every model transcribes."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -85,6 +86,17 @@ def _normalizer():
     return EnglishTextNormalizer()
 
 
+def _voice(spec: str):
+    engine, _, name = spec.partition(":")
+    if engine == "piper":
+        from memory.models.voices import PiperSynthesizer
+
+        return PiperSynthesizer(name)
+    from memory.models.tts import EspeakSynthesizer
+
+    return EspeakSynthesizer(voice=name)
+
+
 def _lecture(work: Path, name: str, seed: int, voice: str, minutes: float):
     """Render (or reuse) one lecture; return its chunks, reference text and length."""
     import json
@@ -97,8 +109,7 @@ def _lecture(work: Path, name: str, seed: int, voice: str, minutes: float):
     key = {"seed": seed, "voice": voice, "minutes": minutes}
     if not (truth_path.is_file() and json.loads(truth_path.read_text()).get("asr_bench") == key):
         script = lecture_script(minutes, seed)
-        script.voice = voice
-        render_lecture(script, out, extra={"asr_bench": key})
+        render_lecture(script, out, extra={"asr_bench": key}, tts=_voice(voice))
     truth = json.loads(truth_path.read_text())
     with open_video(out / "lecture.mp4") as source:
         chunks = [c for c in source]
