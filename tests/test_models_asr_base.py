@@ -76,6 +76,6 @@ def test_base_transcribes_english_and_german(tmp_path, monkeypatch):
     german = EspeakSynthesizer(voice="de").synthesize("Das Wasser ist kalt und klar.")
     text = WhisperTranscriber(model="base", language="de", device="cpu").transcribe(
         german.audio).text.lower()
-    assert "wasser" in text, text
+    assert "kalt und klar" in text, text
     detected = WhisperTranscriber(model="base", language=None, device="cpu")
     assert "cycle" in detected.transcribe(english.audio).text.lower()

@@ -188,7 +188,7 @@ class AudioBuffer:
     def drop(self, until: float) -> None:
         """Forget the audio before ``until`` without handing it out (a resumed decode
         reads the stream from its start so the audio after the resume point is exact)."""
-        if self._first is not None:
+        if self._first is not None and _sample(until) > self._first:
             self._forget(_sample(until), self._data())
 
     def _data(self) -> np.ndarray:

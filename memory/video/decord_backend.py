@@ -171,7 +171,7 @@ class _AudioStream:
         assert self._decoder is not None
         while not self._done and self._decoder.buffer.reached < stop - _EPS:
             self._decode_next()
-            if self._first:
+            if self._first and start <= self._first:
                 self._decoder.buffer.drop(float(self._first))
         return self._decoder.slice(start, stop)
 

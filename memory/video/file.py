@@ -340,8 +340,8 @@ class _Run:
     def push_audio(self, frame: Any) -> None:
         assert self.audio is not None
         self.audio.push(frame)
-        if self.next_index > 0:  # a resumed pass: audio before the resume point is unused
-            self.audio.buffer.drop(float(self.next_index))
+        if self.source._first > 0 and self.next_index == self.source._first:
+            self.audio.buffer.drop(float(self.next_index))  # resuming: not handed out
 
     def add_video(self, frame: Any) -> None:
         time = frame.time
