@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import io
-import socket
 from collections.abc import Iterator
 
 import numpy as np
@@ -263,25 +262,3 @@ def test_frontend_in_a_session_sends_words_and_frames(server):
     assert "slide" in sent.lower()  # the words reached the model, in their second
     assert all(m["content"][0]["type"] == "image_url" for r in server.requests
                for m in r["messages"][-1:])
-
-
-def test_frontend_records_a_dead_server_once_and_listens():
-    from venus.events import ErrorRecorded
-    from venus.frontend.base import SessionView
-    from venus.frontend.openai_compat import OpenAICompatibleFrontend
-    from venus.perception import UserPerception
-    from venus.testing import fake_chunk
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    frontend = OpenAICompatibleFrontend(
-        OpenAICompatibleConfig(base_url=f"http://127.0.0.1:{port}/v1"), UserPerception(faces=False))
-    errors = []
-    for i in range(3):
-        view = SessionView("s", float(i), i, False, (), (), (), (), ())
-        decision = frontend.step(fake_chunk(i, has_audio=True), view)
-        assert decision.token is ControlToken.LISTEN and decision.speech is None
-        errors += [e for e in decision.perceived if isinstance(e, ErrorRecorded)]
-    frontend.close()
-    assert len(errors) == 1 and f"127.0.0.1:{port}" in errors[0].message

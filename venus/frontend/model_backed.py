@@ -11,8 +11,8 @@ about background results) and maps the model's control token onto a `Decision`:
 * ``<|turn_eos|>``: the turn is over: await input.
 
 A backend failure (server down, timeout, bad reply) is the model's problem, not a bug:
-the decision is ``<|listen|>`` and the error is recorded on the timeline (once per
-distinct message, so a dead server does not flood an hour-long timeline).
+the decision is ``<|listen|>``, the error is recorded on the timeline once per outage and
+after a few failed chunks in a row the assistant says so once (`BackendFailures`).
 Model frontends do not delegate: background work is the embedded frontend's job.
 """
 
@@ -24,14 +24,13 @@ from memory.media import VideoChunk
 from venus.backends.base import BackendDecision, BackendError, ChunkInput, ModelBackend
 from venus.events import (
     ControlToken,
-    ErrorCategory,
-    ErrorRecorded,
     Event,
     FloorAction,
     SpeechDetected,
     UserWordsTranscribed,
 )
 from venus.frontend.base import Decision, SessionView
+from venus.frontend.failures import BackendFailures
 from venus.perception import PerceptionFrame, UserPerception
 
 __all__ = ["ModelFrontend"]
@@ -49,7 +48,7 @@ class ModelFrontend:
     name = "model"
 
     def __init__(self, backend: ModelBackend, perception: UserPerception | None = None, *,
-                 max_frames: int = 1, name: str | None = None) -> None:
+                 max_frames: int = 1, name: str | None = None, say_after: int = 3) -> None:
         self.backend = backend
         self.perception = perception if perception is not None else UserPerception()
         self.max_frames = max_frames
@@ -58,26 +57,30 @@ class ModelFrontend:
         self._given = 0  # words of the open region already given to the model
         self._previous: list[str] = []  # the previous partial transcript
         self._seen_offers: set[str] = set()
-        self._last_error = ""
+        self.failures = BackendFailures(self.name, say_after=say_after)
         self.decisions: list[BackendDecision] = []  # every backend decision, for inspection
 
     def reset(self) -> None:
         self.backend.reset()
         self.perception.reset()
-        self._given, self._previous, self._seen_offers, self._last_error = 0, [], set(), ""
+        self._given, self._previous, self._seen_offers = 0, [], set()
+        self.failures.reset()
 
     def step(self, chunk: VideoChunk, view: SessionView) -> Decision:
         frame = self.perception.feed(chunk)
         words = self._new_words(frame)
         images = tuple(f.image for f in chunk.frames[-self.max_frames:]) if self.max_frames else ()
         item = ChunkInput(chunk.start, chunk.end, images, words, view.speaking, self._notes(view),
-                          audio=chunk.audio if chunk.has_audio else None)
+                          audio=chunk.audio if chunk.has_audio else None,
+                          user_speaking=frame.speaking)
         perceived = _perceived(frame)
         try:
             decided = self.backend.decide(item)
         except BackendError as exc:
-            return Decision(ControlToken.LISTEN, perceived=perceived + self._error(str(exc)))
-        self._last_error = ""
+            recorded, notice = self.failures.failed(exc)
+            return Decision(ControlToken.SPEAK if notice else ControlToken.LISTEN, speech=notice,
+                            perceived=perceived + recorded)
+        self.failures.succeeded()
         self.decisions.append(decided)
         return Decision(decided.token, speech=decided.text or None,
                         floor=_floor(decided.token, view.speaking, frame.had_speech),
@@ -113,13 +116,6 @@ class ModelFrontend:
                 self._seen_offers.add(offer.item_id)
                 notes.append(f"background result ({offer.capability}): {offer.speech}")
         return tuple(notes)
-
-    def _error(self, message: str) -> tuple[Event, ...]:
-        if message == self._last_error:
-            return ()
-        self._last_error = message
-        logger.warning("model frontend: %s", message)
-        return (ErrorRecorded(self.name, ErrorCategory.FRONTEND, message),)
 
 
 def _floor(token: ControlToken, speaking: bool, user_spoke: bool) -> FloorAction | None:

@@ -18,16 +18,18 @@ __all__ = ["OpenAICompatibleConfig", "OpenAICompatibleFrontend"]
 
 class OpenAICompatibleFrontend(ModelFrontend):
     """``OpenAICompatibleFrontend(OpenAICompatibleConfig(base_url="http://gpu:8000/v1",
-    model="Qwen/Qwen2.5-VL-7B-Instruct"))``."""
+    model="Qwen/Qwen2.5-VL-7B-Instruct"))``; after ``say_after`` failed chunks in a row the
+    assistant says once that it cannot reach its model (0: never)."""
 
     name = "openai_compatible"
 
     def __init__(self, config: OpenAICompatibleConfig | None = None,
                  perception: UserPerception | None = None, *,
-                 backend: OpenAICompatibleBackend | None = None, max_frames: int = 1) -> None:
+                 backend: OpenAICompatibleBackend | None = None, max_frames: int = 1,
+                 say_after: int = 3) -> None:
         self.config = config or OpenAICompatibleConfig()
         super().__init__(backend or OpenAICompatibleBackend(self.config), perception,
-                         max_frames=max_frames)
+                         max_frames=max_frames, say_after=say_after)
 
     def close(self) -> None:
         self.backend.close()
