@@ -98,6 +98,7 @@ def test_a_spoken_question_gets_a_spoken_answer(llama):
 
 def test_a_killed_server_is_one_error_and_listening_resumes(llama):
     from venus.events import ErrorRecorded, SpeechQueued
+    from venus.frontend.failures import DEFAULT_NOTICE
     from venus.frontend.openai_compat import OpenAICompatibleFrontend
     from venus.perception import UserPerception
 
@@ -121,6 +122,8 @@ def test_a_killed_server_is_one_error_and_listening_resumes(llama):
     assert len(errors) == 1, [e.message for e in errors]
     assert llama.base_url in errors[0].message and "start the server" in errors[0].message
     assert summary.chunks == 16  # no crash: every chunk was decided
+    said = [e.text for e in session.timeline.events(SpeechQueued)]
+    assert said.count(DEFAULT_NOTICE) == 1  # down 4 chunks: told once
     after = [e for e in session.timeline.entries
              if isinstance(e.event, SpeechQueued) and e.time >= 11.0]
     assert after, "no answer to the question asked after the server came back"
