@@ -220,6 +220,29 @@ def test_a_reply_the_model_repeats_is_not_spoken_again(server):
     assert assistant == ["<|speak|> The planet is red.", "<|speak|>", "<|speak|>"]
 
 
+def test_a_repeat_after_a_new_question_asks_for_new_words(server):
+    server.script("<|speak|> It is red.", "<|speak|> It is red.", "Blue.", "<|speak|> No.")
+    with _backend(server, stream=False) as backend:
+        got = [backend.decide(ChunkInput(0.0, 1.0, (), "what colour is the square?")),
+               backend.decide(ChunkInput(1.0, 2.0, (), "and the sky?")),
+               backend.decide(ChunkInput(2.0, 3.0, (), "is it not green?"))]
+    assert [d.text for d in got] == ["It is red.", "Blue.", "No."]  # "no" is not in "not"
+    assert server.requests[2]["messages"][-1] == {"role": "user", "content": "and the sky?"}
+
+
+def test_words_the_model_talked_over_are_not_a_question_to_answer(server):
+    """A backchannel while the assistant speaks, and the model speaks on: when the answer
+    ends, "mm-hmm" gets no words request and no reply."""
+    server.script("<|speak|> Leaves make sugar.", "<|speak|>", "<|speak|>")
+    with _backend(server, stream=False) as backend:
+        backend.decide(ChunkInput(0.0, 1.0, (), "how do leaves eat?"))
+        over = backend.decide(ChunkInput(1.0, 2.0, (), "mm-hmm", assistant_speaking=True))
+        after = backend.decide(ChunkInput(2.0, 3.0))
+    assert (over.token, over.text, after.token, after.text) == (
+        ControlToken.SPEAK, "", ControlToken.SPEAK, "")
+    assert len(server.requests) == 3 and backend.last.rule == "token"
+
+
 # -- OpenAICompatibleFrontend in a real session ------------------------------------------
 
 

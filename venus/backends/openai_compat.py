@@ -208,14 +208,17 @@ class OpenAICompatibleBackend:
 
     def _decide(self, reply: str, chunk: ChunkInput, began: float) -> tuple[ControlToken, str]:
         """The token and words, by the rules of `venus.backends.prompt` plus three of the
-        backend's own, which need the conversation: no token at all speaks only when the
-        user's turn ended and the reply has words; words the assistant said in one of its
-        last replies are not spoken again (small models copy their last reply every
-        second); ``<|speak|>`` without words at the end of the turn gets its words from
-        a plain request (`words_body`) when ``ask_for_words`` is on (small models emit
-        the token and stop)."""
+        backend's own, which need the conversation. The user's turn has ended when words
+        were heard since the assistant last spoke and neither the user nor the assistant
+        is speaking; words the model talked on over (``<|speak|>`` while the assistant
+        speaks) are no turn to answer. No token at all speaks only when the turn ended and
+        the reply has words; words the assistant said in one of its last replies are not
+        spoken again (small models copy their last reply every second); ``<|speak|>``
+        without (new) words at the end of the turn gets its words from a plain request
+        (`words_body`) when ``ask_for_words`` is on (small models emit the token and stop).
+        """
         token, text = parse_control(reply)
-        turn_ended = bool(self._asked) and not chunk.user_speaking
+        turn_ended = bool(self._asked) and not chunk.user_speaking and not chunk.assistant_speaking
         rule = "token"
         if token is None:
             logger.debug("reply without a control token (turn ended: %s): %r", turn_ended,
@@ -225,10 +228,12 @@ class OpenAICompatibleBackend:
         if token is not ControlToken.SPEAK:
             self.last = replace(self.last, rule=rule)
             return token, ""
-        if text and any(_norm(text) in _norm(said) for _, said in self._exchanges):
+        if chunk.assistant_speaking:  # it talks on over what it heard: not a turn to answer
+            self._asked.clear()
+        if text and any(_repeats(text, said) for _, said in self._exchanges):
             logger.debug("the model repeats itself; not spoken again: %r", text)
             text, rule = "", "repeat dropped"
-        elif not text and turn_ended and self.config.ask_for_words:
+        if not text and turn_ended and self.config.ask_for_words:
             words_raw = self._request(self.words_body(), began)
             text = _whole_sentences(parse_control(words_raw)[1])
             self.last = replace(self.last, words_raw=words_raw)
@@ -246,8 +251,9 @@ class OpenAICompatibleBackend:
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": WORDS_PROMPT.format(name=c.assistant_name)}]
         for asked, answered in self._exchanges:
-            messages += [{"role": "user", "content": asked},
-                         {"role": "assistant", "content": answered}]
+            if asked:
+                messages += [{"role": "user", "content": asked},
+                             {"role": "assistant", "content": answered}]
         messages.append({"role": "user", "content": " ".join(self._asked)})
         return {"model": c.model, "messages": messages, "max_tokens": c.max_tokens,
                 "temperature": c.temperature, "stream": c.stream, **dict(c.extra_body)}
@@ -399,8 +405,13 @@ def _parts_hint(body: dict[str, Any]) -> str:
             f"cannot take: if this server's model cannot, set {settings}")
 
 
-def _norm(text: str) -> str:
-    return " ".join("".join(ch for ch in text.lower() if ch.isalnum() or ch == " ").split())
+def _words(text: str) -> str:
+    return " ".join("".join(ch for ch in text.lower() if ch.isalnum() or ch.isspace()).split())
+
+
+def _repeats(text: str, said: str) -> bool:
+    """``text``'s words appear, in order and together, in what was ``said``."""
+    return f" {_words(text)} " in f" {_words(said)} "
 
 
 def _whole_sentences(text: str) -> str:

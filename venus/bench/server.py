@@ -13,7 +13,7 @@ is the request path alone.
   ``first_request_ms``: the first chunk (cold prompt cache) apart, not in the percentiles;
 * ``token_forms``: how the raw replies carried the control token (exact token first,
   exact token later in the reply, an escaped or bracketed form, the bare word, none, an
-  empty reply), and ``rules``: which rule of the parser/backend decided
+  empty reply; ``token_form_examples``: the first distinct raw replies of each), and ``rules``: which rule of the parser/backend decided
   (`venus.backends.openai_compat.ReplyTrace`);
 * ``answered``: questions followed by spoken words; ``answers``: what was said;
 * ``--clients``: the same streamed request read by this client's SSE reader, by the
@@ -120,6 +120,7 @@ def _conversations(base_url: str, args: argparse.Namespace) -> dict[str, Any]:
     config = OpenAICompatibleConfig(base_url=base_url, model=args.model, supports_images=False,
                                     timeout_s=120.0)
     latencies, first, forms, rules, answers = [], [], Counter(), Counter(), []
+    examples: dict[str, list[str]] = {}
     questions = answered = words_requests = 0
     for r in range(args.runs):
         seconds = conversation(args.questions, args.gap, args.seed + r)
@@ -130,7 +131,11 @@ def _conversations(base_url: str, args: argparse.Namespace) -> dict[str, Any]:
                 decision = backend.decide(ChunkInput(float(i), i + 1.0, (), words,
                                                      user_speaking=speaking))
                 (first if i == 0 else latencies).append((perf_seconds() - began) * 1000)
-                forms[token_form(backend.last.raw)] += 1
+                form = token_form(backend.last.raw)
+                forms[form] += 1
+                seen = examples.setdefault(form, [])
+                if backend.last.raw not in seen and len(seen) < 3:
+                    seen.append(backend.last.raw)
                 rules[backend.last.rule] += 1
                 words_requests += backend.last.words_raw is not None
                 if words and not speaking:
@@ -144,7 +149,8 @@ def _conversations(base_url: str, args: argparse.Namespace) -> dict[str, Any]:
             "request_ms_p95": percentile(latencies, 95),
             "first_request_ms": percentile(first, 50),
             "words_request_share": words_requests / max(1, len(latencies) + len(first)),
-            "token_forms": dict(forms.most_common()), "rules": dict(rules.most_common()),
+            "token_forms": dict(forms.most_common()), "token_form_examples": examples,
+            "rules": dict(rules.most_common()),
             "questions": questions, "answered": answered, "answers": answers}
 
 
