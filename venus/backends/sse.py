@@ -11,7 +11,8 @@ into events by the standard's rules ("9.2.6 Interpreting an event stream"):
 
 `chat_deltas` reads OpenAI chat-completion chunks from those events and says how the
 stream ended, so the caller can tell a finished reply from a stream that died.
-Measured against ``httpx-sse`` (`venus bench server --clients`): see docs/server.md.
+Measured against ``httpx-sse`` and the ``openai`` SDK (`venus bench server --clients`, in
+docs/server.md): the same time within 2%, so no dependency for it.
 """
 
 from __future__ import annotations
