@@ -212,7 +212,7 @@ def test_a_reply_the_model_repeats_is_not_spoken_again(server):
     with _backend(server, stream=False) as backend:
         got = [backend.decide(ChunkInput(0.0, 1.0, (), "what colour?")),
                backend.decide(ChunkInput(1.0, 2.0)),
-               backend.decide(ChunkInput(2.0, 3.0, (), "really?")),
+               backend.decide(ChunkInput(2.0, 3.0, (), "really", user_speaking=True)),
                backend.decide(ChunkInput(3.0, 4.0, (), "thanks"))]
     assert [d.text for d in got] == ["The planet is red.", "", "", "Thank you!"]
     assert all(d.token is ControlToken.SPEAK for d in got)

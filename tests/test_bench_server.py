@@ -12,7 +12,8 @@ from venus.notebook.standin_server import StandInChatServer
 
 
 @pytest.mark.parametrize("raw, form", [
-    ("<|speak|> Hi", "exact token first"), ("Sure. <|listen|>", "exact token later"),
+    ("<|speak|> Hi", "exact token first"), ("<|listen|", "exact token first"),
+    ("Sure. <|listen|>", "exact token later"),
     ("[speak] Hi", "escaped or bracketed"), ("Listen.", "bare word"),
     ("It is red.", "no token"), ("  ", "empty"),
 ])

@@ -78,7 +78,9 @@ def token_form(raw: str) -> str:
     text = raw.strip()
     if not text:
         return "empty"
-    if any(text.startswith(t) for t in CONTROL_TOKENS):
+    # "<|listen|" is the exact token too: the client stops reading the stream once the token
+    # is certain, which can be before its final ">" arrives.
+    if any(text.startswith(t) or text == t[:-1] for t in CONTROL_TOKENS):
         return "exact token first"
     if any(t in text for t in CONTROL_TOKENS):
         return "exact token later"
