@@ -58,4 +58,4 @@ def run(args: argparse.Namespace) -> BenchReport:
                "score": score, "per_task": fig["per_task"], "leakage": done.leakage,
                **{k: v for k, v in fig.items() if k not in ("metric", "score", "per_task")},
                "files": [str(f) for f in done.files]}
-    return BenchReport("dataset", ["task", fig["metric"]], rows, summary, figures)
+    return BenchReport("dataset", ["task", "score"], rows, summary, figures)
