@@ -19,7 +19,8 @@ PUBLIC = {
         "VideoError", "VideoInfo", "VideoMemory", "VideoNotFoundError",
     },
     "memory.models": {
-        "Answerer", "Captioner", "Relevance", "Reranker", "EspeakSynthesizer", "FliteSynthesizer",
+        "Answerer", "Captioner", "ImageEmbedder", "Relevance", "Reranker", "EspeakSynthesizer",
+        "FliteSynthesizer", "TransformersImageEmbedder",
         "PiperSynthesizer", "MiniLMEmbedder", "RapidOCRReader", "SileroSpeechDetector",
         "Speech", "SpeechDetector", "SpeechRegion", "SpeechSynthesizer", "TextBox",
         "TextEmbedder", "TextReader", "Transcriber", "Transcript", "TranscriptSegment",

