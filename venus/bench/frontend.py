@@ -44,8 +44,11 @@ NOTES = [
     {"start": 0, "end": 30, "text": "Leaves make sugar from sunlight in a process called photosynthesis."},
     {"start": 30, "end": 60, "text": "Roots take up water and minerals from the soil."},
 ]
+# Questions every voice below says so that Whisper tiny.en hears them (checked: "What is
+# photosynthesis?" came back as "Thank you for watching" or a loop in 4 of the 6 voices);
+# this benchmark measures floor control, `venus bench asr` measures hearing.
 QUESTIONS = ("What do leaves make from sunlight?", "How do leaves make sugar?",
-             "What is photosynthesis?")
+             "How do leaves make food from light?")
 OVERLAP_TEXTS = {
     "interruption": ("Wait, what do the roots do?", "Hold on, what about the roots?",
                      "Sorry, how do roots take up water?", "Stop, can you explain the soil part?"),
