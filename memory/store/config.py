@@ -10,6 +10,7 @@ from memory.index.faiss_index import IndexOptions
 from memory.models.base import (
     Answerer,
     Captioner,
+    ImageEmbedder,
     Reranker,
     SpeechDetector,
     TextEmbedder,
@@ -103,6 +104,9 @@ class MemoryModels:
     embedded default on first use (MiniLM, Silero, Whisper tiny.en, RapidOCR, the
     extractive answerer). ``captioner`` (optional) describes key frames so scenes without
     text can be found; ``reranker`` (optional) rescores evidence units for the answer.
+    ``image_embedder`` (optional; none ships in any package) puts key frames and questions
+    in one space (CLIP / SigLIP: `memory.models.TransformersImageEmbedder`), so pictures
+    are found by a description or by an example image (`VideoMemory.search_image`).
     """
 
     embedder: TextEmbedder = _Embedded(_model("MiniLMEmbedder"))  # type: ignore[assignment]
@@ -112,10 +116,12 @@ class MemoryModels:
     answerer: Answerer = _Embedded(_extractive)  # type: ignore[assignment]
     captioner: Captioner | None = None
     reranker: Reranker | None = None
+    image_embedder: ImageEmbedder | None = None
 
     def __repr__(self) -> str:  # without loading a default that is not loaded yet
         loaded = {name: self.__dict__.get(f"_{name}")
                   for name in ("embedder", "vad", "asr", "ocr", "answerer")}
         slots = ", ".join(f"{name}={'default' if v is None else type(v).__name__}"
                           for name, v in loaded.items())
-        return f"MemoryModels({slots}, captioner={self.captioner!r}, reranker={self.reranker!r})"
+        return (f"MemoryModels({slots}, captioner={self.captioner!r}, "
+                f"reranker={self.reranker!r}, image_embedder={self.image_embedder!r})")

@@ -48,8 +48,10 @@ CREATE TABLE IF NOT EXISTS keyframes (id INTEGER PRIMARY KEY, time REAL, path TE
     ocr_text TEXT, caption TEXT, signature BLOB);
 CREATE TABLE IF NOT EXISTS chunks (idx INTEGER PRIMARY KEY, start REAL, end REAL,
     words TEXT, keyframe_id INTEGER, segment_id INTEGER);
+CREATE TABLE IF NOT EXISTS keyframe_vectors (id INTEGER PRIMARY KEY, embedding BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_segment ON chunks(segment_id);
 CREATE INDEX IF NOT EXISTS chunks_end ON chunks(end);
+CREATE INDEX IF NOT EXISTS chunks_keyframe ON chunks(keyframe_id);
 CREATE TABLE IF NOT EXISTS segments (id INTEGER PRIMARY KEY, start REAL, end REAL,
     first_chunk INTEGER, last_chunk INTEGER, transcript TEXT, ocr_text TEXT,
     keyframe_id INTEGER, summary TEXT, embedding BLOB, chapter_id INTEGER);
@@ -218,6 +220,9 @@ class MemoryDB:
                 if kf is not None:
                     c.execute("INSERT OR REPLACE INTO keyframes VALUES (?,?,?,?,?,?)",
                               (kf.id, kf.time, kf.path, kf.ocr_text, kf.caption, kf.signature))
+                    if kf.embedding is not None:  # the image model's vector of it
+                        c.execute("INSERT OR REPLACE INTO keyframe_vectors VALUES (?,?)",
+                                  (kf.id, _blob(kf.embedding)))
                 c.execute("INSERT INTO chunks VALUES (?,?,?,?,?,?)",
                           (ch.index, ch.start, ch.end, _words_json(ch.words), ch.keyframe_id,
                            ch.segment_id))
@@ -315,6 +320,10 @@ class MemoryDB:
     def chunks_of_segments(self, segment_ids: Sequence[int]) -> list[ChunkRecord]:
         return self._chunks(f"c.segment_id IN ({_marks(segment_ids)})", tuple(segment_ids))
 
+    def chunks_showing(self, keyframe_id: int, until: float) -> list[ChunkRecord]:
+        """The chunks that showed a key frame and ended by ``until``."""
+        return self._chunks("c.keyframe_id = ? AND c.end <= ?", (keyframe_id, until + 1e-6))
+
     def keyframe(self, keyframe_id: int) -> KeyFrameRecord | None:
         r = self.conn.execute("SELECT * FROM keyframes WHERE id=?", (keyframe_id,)).fetchone()
         return None if r is None else KeyFrameRecord(r[0], r[1], r[2], r[3] or "", r[5] or b"",
@@ -328,6 +337,45 @@ class MemoryDB:
         """How many key frames with on-screen text appeared before ``t``."""
         return self.conn.execute("SELECT COUNT(*) FROM keyframes WHERE time < ? AND "
                                  "ocr_text != ''", (t,)).fetchone()[0]
+
+    def keyframe_vectors(self) -> list[tuple[int, float, float, np.ndarray]]:
+        """Every key frame's image-model vector with the start and end of the chunk where
+        the frame appeared (a key frame's id is that chunk's index), in id order."""
+        rows = self.conn.execute("SELECT v.id, c.start, c.end, v.embedding FROM keyframe_vectors "
+                                 "v JOIN chunks c ON c.idx = v.id ORDER BY v.id").fetchall()
+        return [(int(i), float(s), float(e), _vector(b)) for i, s, e, b in rows]
+
+    def keyframes_without_vectors(self) -> list[tuple[int, str]]:
+        """``(id, path)`` of committed key frames that have no image-model vector."""
+        rows = self.conn.execute("SELECT k.id, k.path FROM keyframes k JOIN chunks c ON "
+                                 "c.idx = k.id WHERE k.id NOT IN (SELECT id FROM "
+                                 "keyframe_vectors) ORDER BY k.id").fetchall()
+        return [(int(i), str(p)) for i, p in rows]
+
+    def segments_showing(self, keyframe_ids: Sequence[int]) -> dict[int, list[int | None]]:
+        """For each key frame, the segments whose chunks show it (None: chunks not yet in a
+        segment), in time order."""
+        if not keyframe_ids:
+            return {}
+        rows = self.conn.execute(
+            "SELECT keyframe_id, segment_id FROM chunks WHERE keyframe_id IN "
+            f"({_marks(keyframe_ids)}) GROUP BY keyframe_id, segment_id ORDER BY MIN(idx)",
+            tuple(keyframe_ids)).fetchall()
+        out: dict[int, list[int | None]] = {}
+        for keyframe_id, segment_id in rows:
+            out.setdefault(int(keyframe_id), []).append(segment_id)
+        return out
+
+    def write_keyframe_vectors(self, rows: Sequence[tuple[int, np.ndarray]]) -> None:
+        """Store vectors of key frames already committed (filling in an older memory)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.executemany("INSERT OR REPLACE INTO keyframe_vectors VALUES (?,?)",
+                                  [(i, _blob(v)) for i, v in rows])
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
 
     # -- segments, units and chapters -----------------------------------------------------
     def next_segment_id(self) -> int:

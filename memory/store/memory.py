@@ -224,6 +224,7 @@ class VideoMemory(MemoryReader):
         chapters = [c for s in segments for c in self._roller.add(s)]
         if end:
             chapters += self._roller.flush()
+        self._embed_keyframes(records)
         self._write_keyframes(records)
         version = self._version + len(records)
         anchor = self._pipeline.speech_anchor if self._pipeline is not None else None
@@ -234,6 +235,7 @@ class VideoMemory(MemoryReader):
         if records:
             self._last_index = max(self._last_index, records[-1].index)
         self._index_rows(segments, chapters)
+        self._pictures.add(records)
         self._since_checkpoint += len(segments)
         if self._since_checkpoint >= self.options.checkpoint_every:
             self.checkpoint()
@@ -249,6 +251,14 @@ class VideoMemory(MemoryReader):
         for row, vector in zip(rows, self._embed(texts)):
             row.embedding = vector
         self.timers["embed"] = self.timers.get("embed", 0.0) + time.perf_counter() - t0
+
+    def _embed_keyframes(self, records: list[ChunkRecord]) -> None:
+        """New key frames through the image model (when there is one), in one batch."""
+        t0 = time.perf_counter()
+        self._pictures.embed_new(records)
+        if self.models.image_embedder is not None:
+            self.timers["image_embed"] = self.timers.get("image_embed", 0.0) \
+                + time.perf_counter() - t0
 
     def _write_keyframes(self, records: list[ChunkRecord]) -> None:
         t0 = time.perf_counter()
@@ -275,6 +285,7 @@ class VideoMemory(MemoryReader):
             index = self._indexes.get(level.name)
             if index is not None:
                 index.vectors.save(str(self.directory / level.checkpoint_file))
+        self._pictures.save()
         self._since_checkpoint = 0
 
     @locked

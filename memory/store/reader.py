@@ -26,12 +26,13 @@ from pathlib import Path
 import numpy as np
 
 from memory.evidence import Answer, Moment
-from memory.errors import StoreError
+from memory.errors import ModelUnavailableError, StoreError
 from memory.index.faiss_index import FaissIndex
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.db import MemoryDB
 from memory.store.hierarchy import segment_summary
 from memory.store.levels import LEVELS, SEGMENT, Level, keyframe_path, level_named
+from memory.store.pictures import NO_IMAGE_MODEL, PictureIndex
 from memory.store.records import ChunkRecord
 from memory.store.retrieval import Candidate, LevelIndex
 from memory.store.units import build_units
@@ -67,8 +68,11 @@ class MemoryReader:
         self._loaded = self._stored_version()
         for level in LEVELS.values():
             self._load_level(level)
+        self._pictures = PictureIndex(directory, db, models.image_embedder, options.index,
+                                      writable=not self.read_only)
         if not self.read_only:
             self._fill_units()
+            self._pictures.fill()
 
     @classmethod
     def open(cls, directory: str | Path, models: MemoryModels | None = None,
@@ -187,6 +191,7 @@ class MemoryReader:
         self._vectors_cache.clear()
         for level in LEVELS.values():
             self._load_level(level)
+        self._pictures.reload()
 
     # -- public reads -----------------------------------------------------------------
     @property
@@ -203,6 +208,26 @@ class MemoryReader:
         self._sync()
         vector = self._embed([query])[0]
         return self._search(query, vector, k, before, start, end, level_named(level))
+
+    @locked
+    def search_image(self, image, k: int = 5, before: float | None = None,
+                     start: float | None = None, end: float | None = None) -> list[Moment]:
+        """The ``k`` key frames most like ``image`` (a PIL image, an RGB uint8 array or a
+        path) among those on screen by ``before`` (and during ``[start, end]``), best first.
+        Each is a moment of the chunks that showed it, with its times and its JPEG; the
+        score is the image model's cosine similarity. Needs `MemoryModels.image_embedder`."""
+        from memory.models.image_embedder import as_rgb
+
+        if self.models.image_embedder is None:
+            raise ModelUnavailableError(NO_IMAGE_MODEL)
+        picture = as_rgb(image)
+        self._sync()
+        if not len(self._pictures) and self.db.keyframes_without_vectors():
+            raise StoreError(f"the key frames of {self.directory} have no image vectors yet: "
+                             f"open it once with VideoMemory.open(path, MemoryModels("
+                             f"image_embedder=...)) to embed them")
+        hits = self._pictures.search(self._pictures.image_vector(picture), k, before, start, end)
+        return [self._keyframe_moment(i, score, before) for i, score in hits]
 
     @locked
     def moments(self, start: float, end: float, level: str = "segment") -> list[Moment]:
@@ -236,10 +261,32 @@ class MemoryReader:
         if tail_moment is not None and tail_moment.text:
             extra = (tail_moment.text, self._cached_vector(tail_moment.text))
         id_range = index.id_range(before, start, end)
-        found = index.search(query, vector, id_range, self.options.candidates, extra)
+        pictures = self._picture_ranking(query, before, start, end, id_range, tail) \
+            if level.open_stretch else []
+        found = index.search(query, vector, id_range, self.options.candidates, extra,
+                             [[i for i, _ in pictures]] if pictures else ())
         if not found and tail_moment is not None:
             return [dataclasses.replace(tail_moment, score=0.0)]
-        return self._moments_for(found[:k], level, tail_moment)
+        moments = self._moments_for(found[:k], level, tail_moment)
+        shown = dict(pictures)  # a moment found by a picture is quoted with that picture
+        return [dataclasses.replace(m, keyframe=keyframe_path(self.directory, shown[i]))
+                if i in shown else m for m, i in zip(moments, (c.id for c in found[:k]))]
+
+    def _picture_ranking(self, query: str, before: float | None, start: float | None,
+                         end: float | None, id_range: tuple[int, int] | None,
+                         tail: list[ChunkRecord]) -> list[tuple[int, int]]:
+        """Segments (and -1, the open stretch) ranked by the image model's match of
+        ``query`` to the key frames they show; empty without an image model."""
+        if self.models.image_embedder is None or not len(self._pictures):
+            return []
+        vector = self._pictures.text_vector(query)
+        open_keyframes = {c.keyframe_id for c in tail if c.keyframe_id is not None}
+        return self._pictures.segment_ranking(vector, self.options.candidates, before, start,
+                                              end, id_range, open_keyframes)
+
+    def _keyframe_moment(self, keyframe_id: int, score: float, before: float | None) -> Moment:
+        chunks = self.db.chunks_showing(keyframe_id, _FOREVER if before is None else before)
+        return dataclasses.replace(chunk_moment(chunks, self.directory), score=score)
 
     def _moments_for(self, found: list[Candidate], level: Level,
                      tail_moment: Moment | None) -> list[Moment]:

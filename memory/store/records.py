@@ -17,7 +17,11 @@ __all__ = ["ChapterRecord", "ChunkRecord", "KeyFrameRecord", "SegmentRecord", "U
 
 @dataclass
 class KeyFrameRecord:
-    """A frame that showed something new: its JPEG (relative to the memory dir) and OCR."""
+    """A frame that showed something new: its JPEG (relative to the memory dir) and OCR.
+
+    ``id`` is the index of the chunk where it appeared; ``embedding`` its vector from the
+    image model (`memory.models.base.ImageEmbedder`), when the memory has one.
+    """
 
     id: int
     time: float
@@ -26,6 +30,7 @@ class KeyFrameRecord:
     signature: bytes = b""
     caption: str = ""
     image: np.ndarray | None = field(default=None, repr=False)  # until written to disk
+    embedding: np.ndarray | None = field(default=None, repr=False)
 
 
 @dataclass

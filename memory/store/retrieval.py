@@ -10,6 +10,7 @@ rank fusion.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,9 +81,12 @@ class LevelIndex:
         return int(ids[lo]), int(ids[hi - 1]) + 1
 
     def search(self, query: str, vector: np.ndarray, id_range: tuple[int, int] | None,
-               candidates: int, extra: tuple[str, np.ndarray] | None = None) -> list[Candidate]:
+               candidates: int, extra: tuple[str, np.ndarray] | None = None,
+               rankings: Sequence[Sequence[int]] = ()) -> list[Candidate]:
         """Fused ranking of rows in ``id_range`` (None: no indexed row qualifies), plus an
-        optional unindexed ``extra`` text with its vector, reported as id -1."""
+        optional unindexed ``extra`` text with its vector, reported as id -1. ``rankings``
+        are further ranked id lists to fuse (the key frames' ranking by the image model),
+        already inside the window and the cutoff."""
         dense: list[tuple[int, float]] = []
         lexical: list[tuple[int, float]] = []
         if id_range is not None:
@@ -96,7 +100,8 @@ class LevelIndex:
             if bm25 > 0:
                 lexical = sorted(lexical + [(-1, bm25)], key=lambda p: -p[1])
         dense_of = dict(dense)
-        fused = reciprocal_rank_fusion([[i for i, _ in dense], [i for i, _ in lexical]])
+        fused = reciprocal_rank_fusion([[i for i, _ in dense], [i for i, _ in lexical],
+                                        *rankings])
         return [Candidate(i, s, dense_of.get(i, float("nan"))) for i, s in fused]
 
     def ends(self) -> np.ndarray:
