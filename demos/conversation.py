@@ -12,10 +12,17 @@ message is answered instead, so the reply changes course. Its intent comes from
 `venus.frontend.intents.detect_intent`, the rules the embedded frontend uses for speech:
 summaries, quizzes, whole-video searches and timers are delegated to the harness with a
 short acknowledgement; anything else is answered at once by ``answer(text, at)``.
+
+Video time: in file mode the conversation runs after (or while) the video is watched, so
+its clock is not the video's. ``media_end()`` says how much of the video exists (None:
+session time is video time, as with the camera); every summary or quiz range, typed or
+spoken, is clamped to it, so "summarize the lecture so far" covers 0:00-3:32 of a 3:32
+video however long the conversation has run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 from collections.abc import Callable
 
@@ -35,15 +42,22 @@ __all__ = ["Answerer", "TypedTurns"]
 Answerer = Callable[[str, float], str]
 """``answer(question, at)`` -> the reply to speak (the app also keeps its citations)."""
 
+MediaEnd = Callable[[], "float | None"]
+"""``media_end()`` -> the end of the video watched so far, or None when session time is
+video time."""
+
 _STOPPING = (FloorAction.YIELD_FLOOR, FloorAction.STOP_OUTPUT, FloorAction.REVISE_RESPONSE)
+_RANGED = ("summarize_range", "make_quiz")
 
 
 class TypedTurns:
     """A `Frontend` that adds typed turns and UI decisions to an inner frontend's own."""
 
-    def __init__(self, inner: Frontend, answer: Answerer) -> None:
+    def __init__(self, inner: Frontend, answer: Answerer,
+                 media_end: MediaEnd | None = None) -> None:
         self.inner = inner
         self.answer = answer
+        self.media_end = media_end or (lambda: None)
         self.name = f"{getattr(inner, 'name', 'frontend')}+typed"
         self._texts: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._requests: queue.SimpleQueue[DelegationRequest] = queue.SimpleQueue()
@@ -61,6 +75,10 @@ class TypedTurns:
     # -- called by the session loop ----------------------------------------------------
     def step(self, chunk: VideoChunk, view: SessionView) -> Decision:
         decision = self.inner.step(chunk, view)
+        end = self.media_end()
+        if end is not None and any(d.capability in _RANGED for d in decision.delegations):
+            decision = dataclasses.replace(decision, delegations=tuple(
+                _in_video(d, end) for d in decision.delegations))
         text, requests = _first(self._texts), _drain(self._requests)
         if text is None and not requests:
             return decision
@@ -80,9 +98,12 @@ class TypedTurns:
         return Decision(token, speech, floor, tuple(delegations), tuple(perceived))
 
     def _reply(self, text: str, view: SessionView) -> tuple[str | None, list[DelegationRequest]]:
-        intent = detect_intent(text, view.time)
+        end = self.media_end()
+        now = view.time if end is None else min(view.time, end)
+        intent = detect_intent(text, now)
         if intent.kind == "delegate":
-            return intent.ack, [DelegationRequest.new(intent.capability, intent.arguments)]
+            request = DelegationRequest.new(intent.capability, intent.arguments)
+            return intent.ack, [request if end is None else _in_video(request, end)]
         if intent.kind == "cancel":
             if not view.work:
                 return "There is nothing running to cancel.", []
@@ -90,6 +111,18 @@ class TypedTurns:
             return intent.ack, [DelegationRequest.cancel(newest.item_id)]
         # A typed message is always addressed to the assistant: answer statements too.
         return self.answer(text, view.time), []
+
+
+def _in_video(request: DelegationRequest, end: float) -> DelegationRequest:
+    """A summary or quiz range clamped to the video watched (``end`` seconds)."""
+    if request.capability not in _RANGED:
+        return request
+    args = dict(request.arguments)
+    hi = end if args.get("end") is None else min(float(args["end"]), end)
+    args["end"] = hi
+    if args.get("start") is not None:
+        args["start"] = max(0.0, min(float(args["start"]), hi))
+    return dataclasses.replace(request, arguments=args)
 
 
 def _first(q: queue.SimpleQueue) -> str | None:

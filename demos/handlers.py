@@ -1,83 +1,99 @@
 """The app's event handlers: thin functions from browser events to `AppSession` calls.
 
-Between `demos.state` (the logic) and `demos.ui` (the layout). Each handler finds the
-caller's own `AppSession` by the browser session id (``request.session_hash``), so two
-tabs never share a memory, a timeline or a harness channel. A refused upload is shown as
-a warning toast and in the status line; nothing a user does can raise a traceback into
-the page. Handlers take plain values, so the tests call them directly.
+Between `demos.state` / `demos.page` (the logic) and `demos.ui` (the layout). Each
+handler finds the caller's own `AppSession` by the browser session id
+(``request.session_hash``), so two tabs never share a memory, a timeline or a harness
+channel. `Handlers.live` is the one long-running stream per tab that pushes the page's
+outputs when they change (`demos.page.PageFeed`): an idle tab gets no requests and no
+bytes beyond Gradio's heartbeat. A refused upload is a warning toast and the banner;
+nothing a user does raises a traceback into the page. Handlers take plain values, so
+the tests call them directly.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
-import wave
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import gradio as gr
 import numpy as np
 
+from demos.errors import SessionLimitError
+from demos.labels import Status
+from demos.page import SKIP, PageFeed
 from demos.state import AppSession, SessionRegistry
-from demos.views import chat_messages, clock, moments_html, timeline_html, work_html, work_rows
+from demos.views import banner_html, moments_html
+from demos.voice import synthesize
 from memory.errors import MemoryToolkitError
 from venus.errors import VenusError
-from venus.events import SpeechPlayed
 
-__all__ = ["Handlers", "Refresh"]
+__all__ = ["Handlers"]
 
 logger = logging.getLogger(__name__)
 
-Refresh = tuple[Any, ...]
-
 
 class Handlers:
-    """Bound to one `SessionRegistry`; every method takes the caller's ``request`` last."""
+    """Bound to one `SessionRegistry`; every method takes the caller's ``request`` last.
+    ``poll_s``: how often a tab's stream looks for changes (on the server; nothing is
+    sent unless something changed)."""
 
-    def __init__(self, registry: SessionRegistry, *, tts: bool = True) -> None:
+    def __init__(self, registry: SessionRegistry, *, tts: bool = True,
+                 poll_s: float = 0.25) -> None:
         self.registry = registry
         self.tts = tts
-        self._spoken: dict[str, str] = {}  # session -> last utterance turned into audio
-        self._choices: dict[str, list[str]] = {}  # session -> work items in the dropdown
-        self._gallery_at: dict[str, tuple[int, int]] = {}  # session -> memory shown
+        self.poll_s = poll_s
 
     def app(self, request: gr.Request) -> AppSession:
-        return self.registry.get(_sid(request))
+        try:
+            return self.registry.get(_sid(request))
+        except SessionLimitError as exc:
+            raise gr.Error(str(exc)) from None
 
     # -- lifecycle -------------------------------------------------------------------------
-    def opened(self, request: gr.Request) -> str:
-        self.app(request)
-        return "Upload a video, use the sample lecture, or start the camera."
-
     def closed(self, request: gr.Request) -> None:
-        self._spoken.pop(_sid(request), None)
-        self._choices.pop(_sid(request), None)
-        self._gallery_at.pop(_sid(request), None)
         self.registry.close(_sid(request))
 
+    async def live(self, request: gr.Request) -> AsyncIterator[tuple]:
+        """The page's live outputs (see `demos.page.OUTPUTS`), pushed as they change,
+        until the tab closes."""
+        try:
+            app = self.registry.get(_sid(request))
+        except SessionLimitError as exc:
+            yield (banner_html(Status("full", str(exc))),) + (gr.skip(),) * 7
+            return
+        feed = PageFeed(app, self._voice(app) if self.tts else None)
+        failing = False
+        while not app.closed:
+            try:
+                values = await anyio.to_thread.run_sync(feed.next)
+                failing = False
+            except Exception:  # our bug: say so once, keep the page alive
+                if not failing:
+                    logger.exception("updating the page of %s failed", app.session_id)
+                failing, values = True, None
+            if values is not None:
+                yield tuple(gr.skip() if v is SKIP else v for v in values)
+            await asyncio.sleep(self.poll_s)
+
     # -- input -----------------------------------------------------------------------------
-    def upload(self, path: str | None, request: gr.Request,
-               progress: gr.Progress = gr.Progress()  # noqa: B008 (Gradio injects it)
-               ) -> tuple[Any, str, list]:
-        return self._load(request, lambda app, cb: app.load_video(path, cb), progress)
+    def upload(self, path: str | None, request: gr.Request) -> None:
+        self._load(request, lambda app: app.load_video(path))
 
-    def sample(self, request: gr.Request,
-               progress: gr.Progress = gr.Progress()  # noqa: B008 (Gradio injects it)
-               ) -> tuple[Any, str, list]:
-        return self._load(request, lambda app, cb: app.load_sample(cb), progress)
+    def sample(self, request: gr.Request) -> None:
+        self._load(request, lambda app: app.load_sample())
 
-    def _load(self, request: gr.Request, load, progress) -> tuple[Any, str, list]:
+    def _load(self, request: gr.Request, load) -> None:
         app = self.app(request)
         try:
-            stats = load(app, lambda fraction, text: progress(fraction, desc=text))
+            load(app)
         except (VenusError, MemoryToolkitError) as exc:
             message = f"Upload refused: {_hide_dirs(str(exc))}"
+            app.refuse(message)
             gr.Warning(message)
-            return gr.skip(), f"⚠️ {message}", gr.skip()
-        status = (f"Ready: watched {clock(stats['duration'])} of video "
-                  f"({stats.get('keyframes', 0)} key frames, {stats.get('segments', 0)} "
-                  f"segments). Ask about it below.")
-        return str(app.video_path), status, self.gallery(request)
 
     def frame(self, image: np.ndarray | None, request: gr.Request) -> None:
         if image is not None:
@@ -93,90 +109,37 @@ class Handlers:
             self.app(request).ask(text)
         return ""
 
-    def refresh(self, request: gr.Request) -> Refresh:
-        """Chat, timeline strip, work panel, item choices, latest cited answer, reply audio,
-        and the key-frame gallery when the memory changed."""
-        app = self.app(request)
-        entries = app.entries()
-        now = app.now()
-        rows = work_rows(entries)
-        answer = app.answers[-1] if app.answers else None
-        cited = (moments_html(answer.citations, f"“{answer.question}” — cited moments:")
-                 if answer else moments_html([], "Answers cite moments here."))
-        return (chat_messages(entries, now, app.options.words_per_second),
-                timeline_html(entries), work_html(rows),
-                self._item_choices(app.session_id, [r.item_id for r in rows]), cited,
-                self._reply_audio(app, entries), self._live_gallery(app, request))
+    def clear_chat(self, request: gr.Request) -> None:
+        self.app(request).clear_conversation()
 
-    def _live_gallery(self, app: AppSession, request: gr.Request) -> Any:
-        # The camera's chunks reach the memory as it commits them: show new key frames.
-        key = (id(app.memory), app.memory.version)
-        if self._gallery_at.get(app.session_id, key) == key:
-            self._gallery_at[app.session_id] = key
-            return gr.skip()
-        self._gallery_at[app.session_id] = key
-        return self.gallery(request)
-
-    def _item_choices(self, sid: str, choices: list[str]) -> Any:
-        # Only when the items change: re-sending them would close an open dropdown.
-        if self._choices.get(sid) == choices:
-            return gr.skip()
-        self._choices[sid] = choices
-        return gr.update(choices=choices, value=choices[0] if choices else None)
-
-    def _reply_audio(self, app: AppSession, entries) -> Any:
-        if not self.tts:
-            return gr.skip()
-        playing = next((e.event for e in reversed(entries)
-                        if isinstance(e.event, SpeechPlayed)), None)
-        if playing is None or self._spoken.get(app.session_id) == playing.utterance_id:
-            return gr.skip()
-        self._spoken[app.session_id] = playing.utterance_id
-        text = next((e.event.text for e in entries if getattr(e.event, "utterance_id", None)
-                     == playing.utterance_id and hasattr(e.event, "text")), "")
-        return _synthesize(text, app.directory / f"{playing.utterance_id}.wav",
-                           app.options.words_per_second)
+    def forget(self, request: gr.Request) -> tuple[Any, Any]:
+        """Confirmed: drop the video and its memory; hides the confirmation again."""
+        self.app(request).forget()
+        return gr.update(visible=False), gr.update(value=None)
 
     # -- background work -------------------------------------------------------------------
-    def cancel(self, item_id: str | None, request: gr.Request) -> None:
-        if item_id:
-            self.app(request).cancel(item_id)
-
-    def retry(self, item_id: str | None, request: gr.Request) -> None:
-        if item_id:
-            self.app(request).retry(item_id)
+    def work_action(self, request: gr.Request, evt: gr.EventData) -> None:
+        """A Cancel or Retry button of a work-panel row (``{action, item}``)."""
+        data = getattr(evt, "_data", None) or {}
+        item, action = str(data.get("item") or ""), data.get("action")
+        if not item:
+            return
+        app = self.app(request)
+        if action == "cancel":
+            app.cancel(item)
+        elif action == "retry":
+            app.retry(item)
 
     # -- memory browser --------------------------------------------------------------------
-    def gallery(self, request: gr.Request) -> list[tuple[str, str]]:
-        return [(m.keyframe, clock(m.start)) for m in self.app(request).keyframes()]
-
     def search(self, query: str, request: gr.Request) -> str:
         if not query or not query.strip():
             return moments_html([], "Type words to search the video memory.")
         found = self.app(request).search(query)
-        return moments_html(found, f"{len(found)} moment(s) for “{query.strip()}”:")
+        return moments_html(found, f"{len(found)} moment{'s' if len(found) != 1 else ''} "
+                            f"for “{query.strip()}” · click one to play from there")
 
-    def seek_time(self, request: gr.Request, evt: gr.SelectData) -> float:
-        """The start time of the gallery key frame the user clicked."""
-        frames = self.app(request).keyframes()
-        index = evt.index if isinstance(evt.index, int) else evt.index[0]
-        return frames[index].start if 0 <= index < len(frames) else 0.0
-
-
-def _synthesize(text: str, path: Path, words_per_second: float) -> str | None:
-    """The reply as a 16 kHz WAV from the embedded eSpeak voice (None if it has no words)."""
-    from memory.models.tts import EspeakSynthesizer
-
-    speech = EspeakSynthesizer(rate=int(words_per_second * 60)).synthesize(text)
-    if not len(speech.audio):
-        return None
-    pcm = (np.clip(speech.audio, -1, 1) * 32767).astype(np.int16)
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(speech.sample_rate)
-        out.writeframes(pcm.tobytes())
-    return str(path)
+    def _voice(self, app: AppSession):
+        return lambda text, path: synthesize(text, path, app.options.words_per_second)
 
 
 def _hide_dirs(message: str) -> str:

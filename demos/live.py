@@ -28,16 +28,20 @@ class LiveSource:
     """One chunk per second of ``clock`` time, numbered from ``first_index``.
 
     ``on_chunk`` is called with each chunk that carried camera frames (the app adds them
-    to the video memory in its own worker, off the schedule).
+    to the video memory in its own worker, off the schedule). With ``keep_frames`` False
+    (file mode: the video is the file) webcam frames are not kept. ``last_frame_at`` is
+    the clock time of the newest webcam frame (None before the first).
     """
 
     def __init__(self, clock: Clock, first_index: int = 0,
                  on_chunk: Callable[[VideoChunk], None] | None = None,
-                 max_chunks: int | None = None) -> None:
+                 max_chunks: int | None = None, keep_frames: bool = True) -> None:
         self.clock = clock
         self.first_index = first_index
         self.on_chunk = on_chunk
         self.max_chunks = max_chunks
+        self.keep_frames = keep_frames
+        self.last_frame_at: float | None = None
         self._lock = threading.Lock()
         self._frames: list[np.ndarray] = []
         self._audio: list[np.ndarray] = []
@@ -46,9 +50,12 @@ class LiveSource:
     # -- browser side ------------------------------------------------------------------
     def push_frame(self, rgb: np.ndarray) -> None:
         """A webcam frame (H x W x 3 uint8); the newest of each second is kept."""
+        if not self.keep_frames:
+            return
         frame = np.ascontiguousarray(np.asarray(rgb, dtype=np.uint8)[..., :3])
         with self._lock:
             self._frames[:] = [frame]
+            self.last_frame_at = self.clock.now()
 
     def push_audio(self, sample_rate: int, samples: np.ndarray) -> None:
         """Microphone samples at any rate (int16 or float, mono or stereo)."""

@@ -12,19 +12,15 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from demos.errors import UploadError
 from memory.errors import VideoError
 from memory.media import VideoInfo
-from venus.errors import ConfigError
 
 __all__ = ["VIDEO_EXTENSIONS", "UploadError", "check_upload", "sample_lecture"]
 
 VIDEO_EXTENSIONS = (".mp4", ".m4v", ".mov", ".mkv", ".webm", ".avi")
 
 _SAMPLE_LOCK = threading.Lock()
-
-
-class UploadError(ConfigError):
-    """An uploaded file is refused (wrong type, too large, or not a readable video)."""
 
 
 def check_upload(path: str | Path | None, max_mb: float) -> VideoInfo:

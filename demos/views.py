@@ -1,245 +1,204 @@
-"""What the page shows, computed from timeline entries and memory moments (no Gradio).
+"""HTML for the page's panels, from timeline entries, memory moments and the app status.
 
-Pure functions under the UI builders, so each panel is tested without a browser:
-`chat_messages` (the conversation, replies revealed as they are played, cut ones marked),
-`work_rows` / `work_html` (the background items and their lifecycle), `timeline_html`
-(a strip of the last seconds: control token, who speaks, overlap class), and
-`moments_html` (cited moments as thumbnail + time; a click seeks the video player,
-through the page script `SEEK_JS`). Everything derives from the timeline, which the
-session loop alone writes, so reading it from a browser thread is safe.
+Pure functions under the page feed (no Gradio): `banner_html` (the one status line at
+the top), `frames_html` (key frames as buttons that seek the player; thumbnails are
+served as files by Gradio's file route, never inlined), `moments_html` (search hits
+and cited moments), `timeline_html` (the conversation second by second, quiet stretches
+folded into one box so an idle conversation does not change the page). `SEEK_JS` is the
+page script: a click on a chip (``#venus-t=<s>``) or on anything with ``data-seek``
+seeks the video player, in the browser, with no request to the server.
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from urllib.parse import quote
 
-from memory import Moment
+from demos.labels import Status, clock
+from demos.results import Cited
 from venus.events import (
     ChunkReceived,
     ControlToken,
     ControlTokenEmitted,
     OverlapClassified,
     PlaybackAcknowledged,
-    ResultReady,
     SpeechPlayed,
-    SpeechQueued,
     SpeechStopped,
     UserWordsTranscribed,
-    WorkItemCreated,
-    WorkItemStateChanged,
-    WorkState,
 )
 from venus.timeline import TimelineEntry
 
-__all__ = ["SEEK_JS", "WorkRow", "chat_messages", "clock", "moments_html", "timeline_html",
-           "work_html", "work_rows"]
+__all__ = ["SEEK_JS", "ConversationStrip", "banner_html", "file_url", "frames_html", "moments_html",
+           "timeline_html"]
 
 SEEK_JS = """
 <script>
 document.addEventListener('click', (event) => {
-  const target = event.target.closest('[data-seek]');
+  const target = event.target.closest('a[href^="#venus-t="], [data-seek]');
   if (!target) return;
+  event.preventDefault();
+  event.stopPropagation();
+  const seconds = parseFloat(target.dataset.seek ??
+                             target.getAttribute('href').slice('#venus-t='.length));
   const video = document.querySelector('#venus-player video');
-  if (!video) return;
-  video.currentTime = parseFloat(target.dataset.seek);
+  if (!video || Number.isNaN(seconds)) return;
+  video.currentTime = seconds;
   video.scrollIntoView({block: 'nearest'});
-});
+}, true);
 </script>
 """
-"""Page script: any element with ``data-seek="<seconds>"`` seeks the player when clicked."""
+"""Page script: chips and ``data-seek`` elements seek the player (capture phase, so a
+link inside the chat never navigates)."""
 
 
-def clock(seconds: float) -> str:
-    s = max(0, int(seconds))
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+def banner_html(status: Status) -> str:
+    bar = ""
+    if status.fraction is not None:
+        pct = max(0.0, min(1.0, status.fraction)) * 100
+        bar = f"<div class='venus-bar'><div style='width:{pct:.0f}%'></div></div>"
+    return (f"<div class='venus-banner venus-banner-{status.kind}' data-kind='{status.kind}'>"
+            f"<span>{_e(status.text)}</span>{bar}</div>")
 
 
-# -- conversation ----------------------------------------------------------------------
-
-def chat_messages(entries: Iterable[TimelineEntry], now: float,
-                  words_per_second: float) -> list[dict[str, str]]:
-    """User turns and assistant utterances in order; an utterance shows the words played so
-    far, and one that was cut shows what was heard, marked as interrupted."""
-    messages: list[dict[str, str]] = []
-    spoken: dict[str, dict] = {}
-    for entry in entries:
-        e = entry.event
-        if isinstance(e, UserWordsTranscribed):
-            messages.append({"role": "user", "content": e.text})
-        elif isinstance(e, SpeechQueued):
-            spoken[e.utterance_id] = {"text": e.text, "start": None, "cut": None, "done": False}
-            messages.append({"role": "assistant", "content": e.utterance_id})
-        elif isinstance(e, SpeechPlayed) and e.utterance_id in spoken:
-            spoken[e.utterance_id]["start"] = entry.time
-        elif isinstance(e, SpeechStopped) and e.utterance_id in spoken:
-            spoken[e.utterance_id]["cut"] = e.heard_fraction
-        elif isinstance(e, PlaybackAcknowledged) and e.utterance_id in spoken:
-            spoken[e.utterance_id]["done"] = True
-    for message in messages:
-        if message["role"] == "assistant":
-            message["content"] = _played(spoken[message["content"]], now, words_per_second)
-    return [m for m in messages if m["content"]]
+def file_url(path: str) -> str:
+    """Gradio's route for a file under the app's allowed folders (relative to the page)."""
+    return "gradio_api/file=" + quote(str(path))
 
 
-def _played(u: dict, now: float, wps: float) -> str:
-    words = u["text"].split()
-    if u["done"]:
-        return u["text"]
-    if u["cut"] is not None:
-        heard = words[:round(len(words) * u["cut"])]
-        return (" ".join(heard) + " — (interrupted)").strip(" —") if heard else "(interrupted)"
-    if u["start"] is None:
-        return "…"
-    shown = max(1, int((now - u["start"]) * wps) + 1)
-    return " ".join(words[:shown]) + (" …" if shown < len(words) else "")
+def frames_html(frames: Sequence[Cited], empty: str, heading: str = "") -> str:
+    """Key frames as buttons (thumbnail + time) that seek the player."""
+    if not frames:
+        return f"<div class='venus-empty'>{_e(empty)}</div>"
+    cards = "".join(
+        f"<button class='venus-frame' data-seek='{f.start:.2f}' title='Play from "
+        f"{clock(f.start)}'>{_img(f.keyframe)}<span class='venus-time'>{clock(f.start)}"
+        f"</span>{_caption(f.text)}</button>" for f in frames)
+    head = f"<div class='venus-heading'>{_e(heading)}</div>" if heading else ""
+    return f"{head}<div class='venus-frames'>{cards}</div>"
 
 
-# -- background work -------------------------------------------------------------------
-
-@dataclass
-class WorkRow:
-    item_id: str
-    capability: str
-    request: str
-    state: WorkState
-    result: str = ""
-    ok: bool | None = None
-    requested_at: float = 0.0
-
-    @property
-    def can_cancel(self) -> bool:
-        return not self.state.terminal
-
-    @property
-    def can_retry(self) -> bool:
-        return self.state in (WorkState.FAILED, WorkState.INTERRUPTED) or (
-            self.state is WorkState.DELIVERED and self.ok is False)
+def moments_html(moments: Sequence, heading: str = "") -> str:
+    """Search hits (`memory.Moment`): thumbnail, span and text; a click seeks the player."""
+    frames = [Cited(m.start, m.end, m.keyframe, m.text or m.transcript or m.ocr_text)
+              for m in moments]
+    return frames_html(frames, heading or "Nothing found.", heading if frames else "")
 
 
-def work_rows(entries: Iterable[TimelineEntry]) -> list[WorkRow]:
-    """Every work item of the session, newest first, with its latest state and result."""
-    rows: dict[str, WorkRow] = {}
-    for entry in entries:
-        e = entry.event
-        if isinstance(e, WorkItemCreated):
-            request = ", ".join(f"{k}={_short(v)}" for k, v in e.arguments.items())
-            rows[e.item_id] = WorkRow(e.item_id, e.capability, request, WorkState.QUEUED,
-                                      requested_at=entry.time)
-        elif isinstance(e, WorkItemStateChanged) and e.item_id in rows:
-            rows[e.item_id].state = WorkState(e.state)
-        elif isinstance(e, ResultReady) and e.item_id in rows:
-            rows[e.item_id].result = e.result.summary
-            rows[e.item_id].ok = e.result.ok
-    return sorted(rows.values(), key=lambda r: -r.requested_at)
+def _img(path: str | None) -> str:
+    return f"<img alt='key frame' loading='lazy' src='{_e(file_url(path))}'/>" if path else ""
 
 
-def work_html(rows: Sequence[WorkRow]) -> str:
-    if not rows:
-        return "<div class='venus-empty'>No background work yet: ask for a summary, a quiz, " \
-               "a search of the whole video or a timer.</div>"
-    body = "".join(
-        f"<tr data-item='{_e(r.item_id)}' data-state='{r.state.value}'>"
-        f"<td>{_e(r.item_id.rsplit('/', 1)[-1])}</td><td>{_e(r.capability)}</td>"
-        f"<td>{_e(r.request)}</td>"
-        f"<td><span class='venus-state venus-{r.state.value}'>{r.state.value.title()}</span></td>"
-        f"<td>{_e(r.result)}</td></tr>" for r in rows)
-    return ("<table class='venus-work'><thead><tr><th>item</th><th>capability</th>"
-            "<th>request</th><th>state</th><th>result</th></tr></thead>"
-            f"<tbody>{body}</tbody></table>")
+def _caption(text: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        return ""
+    return f"<span class='venus-text'>{_e(text if len(text) <= 90 else text[:89] + '…')}</span>"
 
 
-# -- timeline strip --------------------------------------------------------------------
+# -- the conversation strip ------------------------------------------------------------
 
-_TOKEN_GLYPH = {ControlToken.LISTEN: "L", ControlToken.SPEAK: "S", ControlToken.TURN_EOS: "E"}
+_OVERLAP_WORDS = {"backchannel": "backchannel", "other_directed": "to someone else",
+                  "background": "background", "interruption": "interruption"}
+_LEGEND = ("<div class='venus-legend'><span class='venus-user'>you spoke</span> "
+           "<span class='venus-assistant'>assistant spoke</span> "
+           "<span class='venus-both'>you spoke over it</span> "
+           "<span class='venus-silent'>quiet</span> · overlaps are labelled with how they "
+           "were taken (backchannel, to someone else, background, interruption)</div>")
 
 
-def timeline_html(entries: Sequence[TimelineEntry], seconds: int = 30) -> str:
-    """One cell per recent second: its control token, who spoke and any overlap class."""
-    cells: list[dict] = []
-    speaking: set[str] = set()
-    for entry in entries:
-        e = entry.event
+class ConversationStrip:
+    """The conversation second by second, read incrementally from the timeline.
+
+    Streaming state: finished seconds folded into boxes (quiet seconds in a row make one
+    box) and the second still being filled. The newest quiet run is drawn without an
+    end, so an idle conversation renders the same HTML second after second (and the page
+    sends nothing).
+    """
+
+    def __init__(self) -> None:
+        self.boxes: list[dict] = []
+        self._speaking: set[str] = set()
+        self._open: dict | None = None  # the newest second: events of its chunk may follow
+
+    def feed(self, entries: Iterable[TimelineEntry]) -> ConversationStrip:
+        for entry in entries:
+            self._add(entry.event)
+        return self
+
+    def html(self, origin: float = 0.0, relative: bool = False, boxes: int = 30) -> str:
+        """Times are ``t - origin``, written ``+m:ss`` when ``relative`` (file mode: the
+        conversation's seconds are not video time)."""
+        shown = list(self.boxes)
+        if self._open is not None:
+            _fold(shown, self._open, copy=True)
+        if not shown:
+            return ("<div class='venus-empty'>The conversation starts when a video or the "
+                    "camera is on.</div>")
+
+        def label(t: float) -> str:
+            return ("+" if relative else "") + clock(t - origin)
+        newest = shown[-1]
+        return ("<div class='venus-strip'>" + "".join(
+            _box(c, label, open_run=c is newest) for c in shown[-boxes:]) + "</div>" + _LEGEND)
+
+    def _add(self, e) -> None:
         if isinstance(e, ChunkReceived):
+            if self._open is not None:
+                _fold(self.boxes, self._open)
             # ``talking``: the assistant was already speaking when the second began, so
             # user words in it overlap its speech (a reply started after them does not).
-            cells.append({"t": e.start, "token": None, "user": False, "assistant": bool(speaking),
-                          "talking": bool(speaking), "overlap": ""})
+            self._open = {"t": e.start, "last": e.end, "user": False,
+                          "assistant": bool(self._speaking), "talking": bool(self._speaking),
+                          "overlap": "", "eos": False}
         elif isinstance(e, SpeechPlayed):
-            speaking.add(e.utterance_id)
+            self._speaking.add(e.utterance_id)
         elif isinstance(e, (SpeechStopped, PlaybackAcknowledged)):
-            speaking.discard(e.utterance_id)
-        if not cells:
-            continue
-        cell = cells[-1]
-        if isinstance(e, ControlTokenEmitted):
-            cell["token"] = ControlToken(e.token)
+            self._speaking.discard(e.utterance_id)
+        cell = self._open
+        if cell is None:
+            return
+        if isinstance(e, ControlTokenEmitted) and ControlToken(e.token) is ControlToken.TURN_EOS:
+            cell["eos"] = True
         elif isinstance(e, UserWordsTranscribed):
             cell["user"] = True
         elif isinstance(e, OverlapClassified):
             cell["overlap"] = str(getattr(e.kind, "value", e.kind))
         elif isinstance(e, SpeechPlayed):
             cell["assistant"] = True
-    shown = cells[-seconds:]
-    if not shown:
-        return "<div class='venus-empty'>The one-second schedule starts with the conversation.</div>"
-    return ("<div class='venus-strip'>" + "".join(_cell(c) for c in shown) + "</div>"
-            "<div class='venus-legend'>L listen · S speak · E end of turn · "
-            "<span class='venus-user'>user</span> <span class='venus-assistant'>assistant</span>"
-            " <span class='venus-both'>overlap</span></div>")
 
 
-def _cell(c: dict) -> str:
+def _fold(boxes: list[dict], cell: dict, copy: bool = False) -> None:
+    """Append one second: a quiet one extends a quiet run at the end."""
+    quiet = not (cell["user"] or cell["assistant"] or cell["overlap"] or cell["eos"])
+    if quiet and boxes and boxes[-1].get("run"):
+        boxes[-1] = {**boxes[-1], "last": cell["last"]} if copy else boxes[-1]
+        boxes[-1]["last"] = cell["last"]
+        return
+    boxes.append({**cell, "run": quiet})
+
+
+def timeline_html(entries: Iterable[TimelineEntry], origin: float = 0.0,
+                  relative: bool = False, boxes: int = 30) -> str:
+    """`ConversationStrip` over ``entries`` at once."""
+    return ConversationStrip().feed(entries).html(origin, relative, boxes)
+
+
+def _box(c: dict, label, open_run: bool) -> str:
+    if c.get("run"):
+        until = "" if open_run else f"–{label(c['last']).lstrip('+')}"
+        return (f"<div class='venus-cell venus-silent venus-run' title='quiet'>"
+                f"<span>quiet</span><small>{_e(label(c['t']))}{_e(until)}</small></div>")
     who = "both" if c["user"] and c["talking"] else "user" if c["user"] else \
         "assistant" if c["assistant"] else "silent"
-    token = _TOKEN_GLYPH.get(c["token"], "·")
-    overlap = f"<b>{_e(c['overlap'].replace('_', ' '))}</b>" if c["overlap"] else ""
-    title = f"{clock(c['t'])} {c['token'].value if c['token'] else ''} {c['overlap']}"
-    return (f"<div class='venus-cell venus-{who}' title='{_e(title)}'>"
-            f"<span>{token}</span>{overlap}<small>{_e(clock(c['t']))}</small></div>")
+    words = {"both": "both", "user": "you", "assistant": "reply", "silent": "·"}[who]
+    if c["eos"] and who != "user":
+        words = "end of reply" if who == "silent" else f"{words} · end"
+    overlap = _OVERLAP_WORDS.get(c["overlap"], c["overlap"].replace("_", " "))
+    tag = f"<b>{_e(overlap)}</b>" if overlap else ""
+    return (f"<div class='venus-cell venus-{who}' title='{_e(label(c['t']))} {_e(overlap)}'>"
+            f"<span>{_e(words)}</span>{tag}<small>{_e(label(c['t']))}</small></div>")
 
 
-# -- memory ----------------------------------------------------------------------------
-
-def moments_html(moments: Sequence[Moment], heading: str = "") -> str:
-    """Cited moments: thumbnail, time and text; clicking one seeks the video player."""
-    if not moments:
-        return f"<div class='venus-empty'>{_e(heading or 'Nothing found.')}</div>"
-    cards = "".join(
-        f"<button class='venus-moment' data-seek='{m.start:.2f}' "
-        f"title='play from {clock(m.start)}'>{_thumb(m.keyframe)}"
-        f"<span class='venus-time'>{clock(m.start)}–{clock(m.end)}</span>"
-        f"<span class='venus-text'>{_e(_short(m.text or m.transcript or m.ocr_text, 160))}</span>"
-        f"</button>" for m in moments)
-    head = f"<div class='venus-answer'>{_e(heading)}</div>" if heading else ""
-    return f"{head}<div class='venus-moments'>{cards}</div>"
-
-
-def _thumb(path: str | None, width: int = 160) -> str:
-    if not path:
-        return ""
-    try:
-        from PIL import Image
-
-        with Image.open(path) as image:
-            image.thumbnail((width, width))
-            buffer = io.BytesIO()
-            image.convert("RGB").save(buffer, "JPEG", quality=70)
-    except OSError:
-        return ""
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return f"<img alt='key frame' src='data:image/jpeg;base64,{data}'/>"
-
-
-def _short(value: object, limit: int = 60) -> str:
-    if isinstance(value, float):
-        value = f"{value:.1f}"
-    text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-def _e(text: str) -> str:
+def _e(text: object) -> str:
     return html.escape(str(text), quote=True)

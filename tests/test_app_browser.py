@@ -1,22 +1,35 @@
 """End to end: the real Gradio app on 127.0.0.1 with the embedded frontend, driven by
-headless Debian Chromium through Playwright (no browser download). Screenshots go to
-the test's tmp directory."""
+headless Debian Chromium through Playwright (no browser download). One test per point
+of the app's issue: answers with chips that seek the player, video time on a 3:32 file,
+idle traffic, uploads checked by content, closing a tab mid-ingest, two tabs ingesting
+at once, per-row Cancel / Retry, camera mode, and a login with ``--auth``. Screenshots
+go to the test's tmp directory."""
 
 from __future__ import annotations
 
+import logging
+import os
 import re
-import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        # a synthetic camera and microphone, granted without a prompt
-        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
-INGEST_MS = 180_000
+from demos.browser import (
+    ARGS,
+    CHROMIUM,
+    INGEST_MS,
+    Traffic,
+    ask,
+    free_port,
+    last_reply,
+    open_page,
+    upload,
+    wait_text,
+)
 
 pytestmark = [
     pytest.mark.slow,
@@ -30,30 +43,31 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+@pytest.fixture(scope="module")
+def lectures(tmp_path_factory) -> dict:
+    from memory.samples import make_lecture
+
+    samples = tmp_path_factory.mktemp("samples")
+    return {"samples": samples,  # the short one is what the sample button uses here
+            "short": Path(make_lecture(0.5, 0, samples / "lecture-0.5min").video),
+            "long": Path(make_lecture(3.0, 0, samples / "lecture-3min").video)}
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[dict]:
+def server(tmp_path_factory, lectures) -> Iterator[dict]:
     pytest.importorskip("gradio")
     from demos.state import AppOptions, SessionRegistry
     from demos.ui import launch
-    from memory.samples import make_lecture
 
     root = tmp_path_factory.mktemp("app")
-    samples = root / "samples"
-    lecture = Path(make_lecture(0.5, 0, samples / "lecture-0.5min").video)  # what the button uses
-    options = AppOptions(root=root / "sessions", sample_minutes=0.5, samples_dir=samples,
-                         words_per_second=6.0, max_upload_mb=50)
+    options = AppOptions(root=root / "sessions", sample_minutes=0.5,
+                         samples_dir=lectures["samples"], words_per_second=6.0,
+                         max_upload_mb=50, ingest_workers=2)
     registry = SessionRegistry(options)  # the embedded frontend, as `venus app` runs it
-    port = _free_port()
+    port = free_port()
     demo = launch(registry, server_port=port, prevent_thread_lock=True)
     try:
-        yield {"url": f"http://127.0.0.1:{port}/", "lecture": lecture, "registry": registry,
-               "root": root}
+        yield {"url": f"http://127.0.0.1:{port}/", "registry": registry, "root": root}
     finally:
         demo.close()
         registry.close_all()
@@ -82,110 +96,240 @@ def browser():
         chromium.close()
 
 
-def _page(browser, url: str):
-    context = browser.new_context(viewport={"width": 1400, "height": 1800},
-                                  permissions=["camera", "microphone"])
-    page = context.new_page()
-    page.goto(url)
-    page.wait_for_function("document.querySelector('#venus-status')?.innerText"
-                           ".includes('Upload a video')")
-    return context, page
+def _app_of(server, before: set):
+    """The AppSession a just-opened tab got (the one that was not there before)."""
+    sessions = server["registry"]._sessions
+    new = [app for sid, app in list(sessions.items()) if sid not in before]
+    assert len(new) == 1
+    return new[0]
 
 
-def _wait_text(page, selector: str, pattern: str, timeout: float = 60_000) -> str:
-    page.wait_for_function(
-        "([sel, pat]) => new RegExp(pat).test(document.querySelector(sel)?.innerText || '')",
-        arg=[selector, pattern], timeout=timeout)
-    return page.inner_text(selector)
+def _percent(page) -> int:
+    m = re.search(r"(\d+)%", page.inner_text("#venus-status"))
+    return int(m.group(1)) if m else -1
 
 
-def _ask(page, text: str) -> None:
-    page.fill("#venus-message textarea", text)
-    page.press("#venus-message textarea", "Enter")
-
-
-def test_upload_ask_summarize_and_seek(server, browser, tmp_path):
-    context, page = _page(browser, server["url"])
-    page.locator("#venus-upload input[type=file]").set_input_files(str(server["lecture"]))
-    # the progress bar shows while the file is watched
-    page.wait_for_selector(".progress-text, .eta-bar, .progress-level", timeout=60_000)
-    status = _wait_text(page, "#venus-status", "Ready: watched 0:3", INGEST_MS)
-    assert "key frames" in status
-    assert page.locator("#venus-gallery img").count() >= 1
-
-    _ask(page, "What is the pH scale?")
-    cited = _wait_text(page, "#venus-cited", r"\d:\d\d–\d:\d\d")
-    assert "pH" in cited
-    chat = _wait_text(page, "#venus-chat", r"At \d:\d\d")
-    assert "What is the pH scale?" in chat
-
-    _ask(page, "Please summarize the whole video")
-    page.wait_for_selector("#venus-work tr[data-state=delivered]", timeout=120_000)
-    row = page.inner_text("#venus-work tr[data-state=delivered]")
-    assert "summarize_range" in row and "Delivered" in row and "From 0:00" in row
-    assert "interruption" in page.inner_text("#venus-timeline") or \
-        page.locator("#venus-timeline .venus-cell").count() >= 3
-
-    # a cited moment seeks the video player
-    moment = page.locator("#venus-cited [data-seek]").last
-    target = float(moment.get_attribute("data-seek"))
-    page.wait_for_function("document.querySelector('#venus-player video')?.readyState >= 1")
-    moment.click()
+def _seek_check(page, locator) -> float:
+    target = float(re.search(r"venus-t=([\d.]+)", locator.get_attribute("href") or "")
+                   .group(1)) if locator.get_attribute("href") else \
+        float(locator.get_attribute("data-seek"))
+    locator.click()
     page.wait_for_function("t => Math.abs(document.querySelector('#venus-player video')"
                            ".currentTime - t) < 0.6", arg=target)
-    page.screenshot(path=str(tmp_path / "app_after_summary.png"), full_page=True)
+    return target
+
+
+def test_answers_have_chips_that_seek_and_every_label_is_video_time(server, browser, lectures,
+                                                                    tmp_path):
+    before = set(server["registry"]._sessions)
+    context, page = open_page(browser, server["url"])
+    traffic = Traffic.record(context, page)
+    app = _app_of(server, before)
+    upload(page, lectures["long"])
+    wait_text(page, "#venus-status", r"Watching lecture.mp4: \d+%")
+    page.screenshot(path=str(tmp_path / "loading.png"), full_page=True)
+    ready = wait_text(page, "#venus-status", "Ready: watched all 3:32", INGEST_MS)
+    frames = page.locator("#venus-frames img").count()
+    assert f"{frames} key frames" in ready and frames >= 3  # the banner counts what is shown
+    assert page.locator("#venus-frames img").first.get_attribute("src").startswith(
+        "gradio_api/file=")
+
+    # 1. the answer where the eye is: whole text at once, times as chips, frames beside it
+    ask(page, "What is the pH scale?")
+    page.wait_for_selector("#venus-chat [data-testid=bot] a[href^='#venus-t=']")
+    spoken = [e.event.text for e in app.entries() if type(e.event).__name__ == "SpeechQueued"]
+    assert _words(last_reply(page)) == _words(spoken[-1])
+    page.wait_for_selector("#venus-cited img")
+    page.wait_for_function("document.querySelector('#venus-player video')?.readyState >= 1")
+    chip = page.locator("#venus-chat [data-testid=bot] a[href^='#venus-t=']").last
+    _seek_check(page, chip)
+    _seek_check(page, page.locator("#venus-cited [data-seek]").last)
+
+    # 2. video time everywhere on a 3:32 file, however long the talk has run
+    ask(page, "Please summarize the whole video")
+    page.wait_for_selector("#venus-work tr[data-state=delivered]", timeout=120_000)
+    row = page.inner_text("#venus-work tr[data-state=delivered]")
+    assert "Summary of 0:00-3:32" in row and "From 0:00 to 3:32" in row and "=" not in row
+    ask(page, "Quiz me on the lecture")
+    wait_text(page, "#venus-work", "Quiz on 0:00-3:32")
+    page.wait_for_selector("#venus-chat details", timeout=120_000)
+    quiz = page.locator("#venus-chat .venus-result").last
+    questions = quiz.locator("li").count()
+    assert questions >= 2  # the whole quiz, not only its first question
+    assert not quiz.locator("details b").first.is_visible()
+    quiz.locator("summary").first.click()
+    assert quiz.locator("details b").first.is_visible()  # the answer, on demand
+    labels = re.findall(r"[+]?\d+:\d\d", page.inner_text("#venus-timeline"))
+    assert labels and all(t.startswith("+") for t in labels)  # talk time, never past 3:32
+    for text in (page.inner_text("#venus-chat"), page.inner_text("#venus-work")):
+        assert not [t for t in re.findall(r"\b(\d+):(\d\d)\b", text)
+                    if int(t[0]) * 60 + int(t[1]) > 212]
+    assert app.session_id not in page.inner_text("body")
+    page.screenshot(path=str(tmp_path / "answered.png"), full_page=True)
+
+    # 4. quiet when idle: once the replies are spoken, nothing is sent
+    page.wait_for_function("!/Waiting|Working|Telling/.test("
+                           "document.querySelector('#venus-work').innerText)", timeout=120_000)
+    page.wait_for_function(_QUIET, timeout=120_000)
+    start = time.monotonic()
+    page.wait_for_timeout(10_000)  # the window being measured: an idle tab for 10 s
+    idle = traffic.window(start, time.monotonic())
+    print(f"idle traffic over 10 s with one loaded session: {idle['requests']} requests, "
+          f"{idle['bytes']} bytes ({idle['urls']})")
+    assert idle["requests"] <= 5 and idle["bytes"] <= 5_000
+
+    # 5. the chat's clear button clears the conversation, not the memory ...
+    page.locator("#venus-chat button[aria-label='Clear']").click()
+    page.wait_for_function("!document.querySelector('#venus-chat [data-testid=bot]')")
+    ask(page, "What do acids donate?")
+    wait_text(page, "#venus-chat", "What do acids donate")
+    assert "pH scale?" not in page.inner_text("#venus-chat")
+    assert page.locator("#venus-frames img").count() == frames
+    # ... which a separate, confirmed action forgets
+    page.click("#venus-forget")
+    page.click("#venus-forget-no")
+    assert page.locator("#venus-frames img").count() == frames
+    page.click("#venus-forget")
+    page.click("#venus-forget-yes")
+    wait_text(page, "#venus-status", "Upload a video")
+    wait_text(page, "#venus-frames", "No video yet")
     context.close()
 
 
-def test_two_tabs_have_separate_memories_and_a_bad_upload_is_refused(server, browser, tmp_path):
-    ctx_a, a = _page(browser, server["url"])
-    ctx_b, b = _page(browser, server["url"])
-    a.click("#venus-sample")  # A watches the sample lecture ...
-    bad = tmp_path / "holiday.mp4"
-    bad.write_text("this is a text file, not a video\n" * 200)
-    b.locator("#venus-upload input[type=file]").set_input_files(str(bad))  # ... B uploads junk
-    status = _wait_text(b, "#venus-status", "Upload refused")
-    assert "holiday.mp4" in status and "/tmp" not in status  # no server paths shown
-    assert re.search(r"holiday\.mp4", b.inner_text("body"))  # also in the toast
-    b.screenshot(path=str(tmp_path / "app_bad_upload.png"), full_page=True)
-
-    _wait_text(a, "#venus-status", "Ready: watched", INGEST_MS)
-    a.fill("#venus-query textarea", "pH scale")
-    a.click("#venus-search")
-    assert "pH" in _wait_text(a, "#venus-results", r"[1-9] moment")
-    b.fill("#venus-query textarea", "pH scale")
-    b.click("#venus-search")
-    _wait_text(b, "#venus-results", r"0 moment")
-    assert b.locator("#venus-gallery img").count() == 0
-    assert a.locator("#venus-gallery img").count() >= 1
-
-    registry = server["registry"]
-    sessions = list(registry._sessions.values())
-    dirs = {s.directory for s in sessions}
-    assert len(dirs) == len(sessions) >= 2
-    ctx_a.close()
-    ctx_b.close()
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower().replace("seen at", ""))
 
 
-def test_cancel_from_the_work_panel_and_stream_the_live_camera(server, browser, tmp_path):
-    context, page = _page(browser, server["url"])
-    _ask(page, "set a timer for 5 minutes")
+_QUIET = """() => {
+  const last = document.querySelector('#venus-timeline .venus-strip')?.lastElementChild;
+  const voice = document.querySelector('#venus-voice audio');
+  return last && last.classList.contains('venus-run') && (!voice || voice.paused);
+}"""
+"""The conversation is in a quiet stretch and the reply's audio has finished playing."""
+
+
+def test_work_items_cancel_and_retry_from_their_own_row(server, browser):
+    context, page = open_page(browser, server["url"])
+    page.click("#venus-sample")
+    wait_text(page, "#venus-status", "Ready", INGEST_MS)
+    ask(page, "set a timer for 5 minutes")
+    row = page.locator("#venus-work tr[data-state=running]")
+    row.wait_for(timeout=60_000)
+    assert "Timer for 5 minutes" in row.inner_text()
+    assert row.locator("button.venus-retry").is_disabled()
+    row.locator("button.venus-cancel").click()
+    cancelled = page.locator("#venus-work tr[data-state=cancelled]")
+    cancelled.wait_for(timeout=60_000)
+    assert cancelled.locator("button.venus-cancel").is_disabled()
+    cancelled.locator("button.venus-retry").click()  # a cancelled item runs again
     page.wait_for_selector("#venus-work tr[data-state=running]", timeout=60_000)
-    page.wait_for_function("document.querySelector('#venus-item input')?.value.endsWith('/w1')")
-    page.click("#venus-cancel")  # the newest item is selected
-    page.wait_for_selector("#venus-work tr[data-state=cancelled]", timeout=60_000)
+    assert page.locator("#venus-work tbody tr").count() == 2
+    context.close()
 
+
+def test_uploads_are_checked_by_content(server, browser, tmp_path):
+    from PIL import Image
+
+    context, page = open_page(browser, server["url"])
+    page.click("#venus-sample")
+    wait_text(page, "#venus-status", "Ready", INGEST_MS)
+    picture = tmp_path / "holiday.mp4"  # a PNG renamed .mp4
+    Image.new("RGB", (640, 360), "orange").save(picture, format="PNG")
+    upload(page, picture)
+    status = wait_text(page, "#venus-status", "Upload refused")
+    assert "holiday.mp4" in status and "/tmp" not in status  # no server paths shown
+    assert re.search(r"holiday\.mp4", page.inner_text("body"))  # also in the toast
+    assert page.locator("#venus-frames img").count() >= 1  # the loaded video stays
+    page.screenshot(path=str(tmp_path / "refused.png"), full_page=True)
+    context.close()
+
+
+def test_closing_a_tab_mid_ingest_cancels_it_cleanly(server, browser, lectures, capfd, caplog):
+    caplog.set_level(logging.WARNING)
+    before = set(server["registry"]._sessions)
+    context, page = open_page(browser, server["url"])
+    app = _app_of(server, before)
+    upload(page, lectures["long"])
+    page.wait_for_function("/Watching .*: [1-9]\\d?%/.test("
+                           "document.querySelector('#venus-status').innerText)", timeout=120_000)
+    job = app.job
+    context.close()  # the tab goes away while its video is being watched
+    assert app.closed_event.wait(120) and job.wait(1)
+    assert job.progress().state == "cancelled" and not app.directory.exists()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ProgrammingError" not in err
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_two_tabs_ingesting_at_once_both_progress_and_a_third_waits_in_line(server, browser,
+                                                                            lectures):
+    tabs = [open_page(browser, server["url"]) for _ in range(3)]
+    for _, page in tabs:
+        upload(page, lectures["long"])
+    (_, a), (_, b), (_, c) = tabs
+    for page in (a, b):
+        page.wait_for_function("/Watching .*: [1-9]\\d?%/.test("
+                               "document.querySelector('#venus-status').innerText)",
+                               timeout=120_000)
+    first = (_percent(a), _percent(b))
+    assert "Waiting for a free worker" in c.inner_text("#venus-status")  # 2 workers: in line
+    a.wait_for_function(f"(document.querySelector('#venus-status').innerText.match(/(\\d+)%/)"
+                        f" || [0, 101])[1] > {first[0]}", timeout=120_000)
+    b.wait_for_function(f"(document.querySelector('#venus-status').innerText.match(/(\\d+)%/)"
+                        f" || [0, 101])[1] > {first[1]}", timeout=120_000)
+    assert "Watching" in a.inner_text("#venus-status") or "Ready" in a.inner_text("#venus-status")
+    for context, _ in tabs:
+        context.close()
+
+
+def test_camera_mode_shows_it_is_alive(server, browser, tmp_path):
+    context, page = open_page(browser, server["url"])
     page.get_by_role("tab", name="Live camera").click()
     page.get_by_text("Click to Access Webcam").click()
     page.locator("#venus-camera button", has_text="Record").click()
-    registry = server["registry"]
-
-    def camera_chunks() -> int:
-        return max((app.memory.stats()["pending_chunks"] + app.memory.version
-                    for app in list(registry._sessions.values())), default=0)
-
-    page.wait_for_function("document.querySelectorAll('#venus-timeline .venus-cell')"
-                           ".length >= 8", timeout=60_000)
-    assert camera_chunks() >= 2  # webcam seconds reached this tab's video memory
-    page.screenshot(path=str(tmp_path / "app_live_camera.png"), full_page=True)
+    t0 = time.monotonic()
+    wait_text(page, "#venus-status", "Camera live: last frame", 60_000)
+    page.wait_for_selector("#venus-frames img", timeout=60_000)
+    first_frame_s = time.monotonic() - t0
+    ask(page, "What can you see right now?")
+    t1 = time.monotonic()
+    page.wait_for_selector("#venus-chat [data-testid=bot]", timeout=60_000)
+    print(f"camera: first key frame shown {first_frame_s:.1f} s after Record; a typed "
+          f"question answered in {time.monotonic() - t1:.1f} s")
+    assert "haven't seen anything" not in last_reply(page)
+    page.screenshot(path=str(tmp_path / "camera.png"), full_page=True)
     context.close()
+
+
+def test_auth_is_required_with_the_auth_flag(browser, lectures, tmp_path):
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    cmd = [sys.executable, "-m", "venus", "app", "--server-port", str(port), "--no-tts",
+           "--auth", "ada:lovelace", "--samples", str(lectures["samples"]),
+           "--sample-minutes", "0.5", "--workdir", str(tmp_path / "work")]
+    server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+    try:
+        banner = server.stdout.readline()
+        assert "login required for 1 user" in banner
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
+        page.wait_for_selector("input[type=password]", timeout=120_000)
+        assert page.locator("#venus-status").count() == 0  # nothing of the app before login
+        refused = context.request.get(f"http://127.0.0.1:{port}/config")
+        assert refused.status in (401, 403)
+        page.fill("input[type=text]", "ada")
+        page.fill("input[type=password]", "wrong")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("text=Incorrect", timeout=30_000)
+        page.fill("input[type=text]", "ada")
+        page.fill("input[type=password]", "lovelace")
+        page.keyboard.press("Enter")
+        wait_text(page, "#venus-status", "Upload a video", 60_000)
+        config = context.request.get(f"http://127.0.0.1:{port}/config").json()
+        assert config["analytics_enabled"] is False  # off unless --analytics
+        context.close()
+    finally:
+        server.terminate()
+        server.wait(30)

@@ -11,8 +11,11 @@ import pytest
 from demos.conversation import TypedTurns
 from demos.frontends import FrontendSpec, parse_frontend
 from demos.live import LiveSource
+from demos.chat import chat_view, reply_markdown
+from demos.labels import work_label
 from demos.uploads import UploadError, check_upload
-from demos.views import chat_messages, moments_html, timeline_html, work_html, work_rows
+from demos.views import ConversationStrip, moments_html, timeline_html
+from demos.work import work_html, work_rows
 from memory import Moment
 from memory.errors import VideoError
 from venus import SimulatedClock
@@ -100,7 +103,49 @@ def test_summary_is_delegated_and_reaches_delivered_after_playback():
     assert states[0] is WorkState.QUEUED and states[-1] is WorkState.DELIVERED
     rows = work_rows(session.timeline.entries)
     assert rows[0].capability == "summarize_range" and rows[0].state is WorkState.DELIVERED
-    assert "pH scale" in rows[0].result and not rows[0].can_cancel
+    assert "pH scale" in rows[0].result and not rows[0].can_cancel and not rows[0].can_retry
+    assert rows[0].label.startswith("Summary of 0:00-") and rows[0].state_words == "Done"
+    assert "user/w1" not in work_html(rows).split("data-item")[0]  # no session id shown
+
+
+def test_file_mode_ranges_are_video_time_however_long_the_talk():
+    # A 3:32 video watched, the conversation at session time 400 s: every range ends 3:32.
+    ref: list[TypedTurns] = []
+
+    def spoken_summary(chunk, view):  # the inner frontend delegates on its own
+        return FakeFrontend().default.__class__(
+            delegations=(__import__("venus").DelegationRequest.new(
+                "summarize_range", {"start": 0.0, "end": view.time, "sentences": 2}),))
+
+    inner = FakeFrontend({3: spoken_summary})
+    turns = TypedTurns(inner, _answer, media_end=lambda: 20.0)
+    ref.append(turns)
+    turns.say("Quiz me on the lecture")
+    clock = SimulatedClock()  # as in the app: the talk starts after the video, at 400 s
+    session = Session(turns, LiveSource(clock, first_index=400, max_chunks=30), clock=clock,
+                      memory=LECTURE,
+                      capabilities=builtin_capabilities(), speech=FakeSpeechOutput(),
+                      options=SessionOptions(pace=False, drain_s=60.0), session_id="user")
+    session.run()
+    rows = {r.capability: r for r in work_rows(session.timeline.entries, media_end=20.0)}
+    assert rows["make_quiz"].arguments["end"] == 20.0
+    assert rows["make_quiz"].label == "Quiz on 0:00-0:20"
+    assert rows["summarize_range"].arguments["end"] == 20.0
+    assert rows["summarize_range"].label == "Summary of 0:00-0:20"
+    summary = [e.event for e in session.timeline.entries if type(e.event).__name__ ==
+               "ResultReady" and e.event.item_id == rows["summarize_range"].item_id][0]
+    assert "to 0:20" in summary.result.summary
+
+
+def test_work_labels_are_plain_words():
+    assert work_label("make_quiz", {"start": 0.0, "end": 435.0, "questions": 3},
+                      media_end=212.0) == "Quiz on 0:00-3:32"
+    assert work_label("summarize_range", {"start": None, "end": 900.0}) == \
+        "Summary of 10:00-15:00"
+    assert work_label("search_memory", {"query": "pH", "k": 5}) == "Search for “pH”"
+    assert work_label("set_timer", {"seconds": 300, "message": "stretch"}) == \
+        "Timer for 5 minutes: stretch"
+    assert work_label("calculate", {"expression": "12 * 7"}) == "Work out 12 * 7"
 
 
 def test_panel_cancel_reaches_the_harness_through_the_loop():
@@ -118,6 +163,10 @@ def test_panel_cancel_reaches_the_harness_through_the_loop():
     session.run()
     rows = work_rows(session.timeline.entries)
     assert rows[0].capability == "set_timer" and rows[0].state is WorkState.CANCELLED
+    assert rows[0].can_retry and not rows[0].can_cancel
+    html = work_html(rows)
+    assert "data-action='retry'" in html and "data-action='cancel' data-item='user/w1' disabled" \
+        in html
 
 
 def test_live_source_carries_pushed_frames_and_audio_and_silence_otherwise():
@@ -188,46 +237,62 @@ def test_frontend_flag(tmp_path):
             parse_frontend(bad)
 
 
-def test_chat_reveals_words_as_played_and_marks_cut_replies():
-    turns = TypedTurns(FakeFrontend(), _answer)
+def test_chat_shows_the_whole_reply_at_once_with_its_times_as_chips():
+    turns = TypedTurns(FakeFrontend(), lambda q, at: "At 0:42-0:50 it was said: pH runs 0-14.")
     turns.say("What is the pH scale?")
     session = _session(turns, 2)
     session.options = SessionOptions(drain_s=0.0)
     session.run()
     entries = session.timeline.entries
-    start = next(e.time for e in entries if type(e.event).__name__ == "SpeechPlayed")
-    so_far = [e for e in entries if e.time <= start + 0.5]  # what the page had by then
-    early = chat_messages(so_far, start + 0.5, 2.5)
-    assert early[0] == {"role": "user", "content": "What is the pH scale?"}
-    assert early[1]["content"].startswith("At 0") and early[1]["content"].endswith("…")
-    cut = chat_messages(entries, start + 10, 2.5)[1]["content"]
-    assert cut.endswith("(interrupted)")  # the session ended mid-reply: it was stopped
+    queued = next(i for i, e in enumerate(entries) if isinstance(e.event, SpeechQueued))
+    view = chat_view(entries[:queued + 1])  # before a single word was played
+    assert view.messages[0] == {"role": "user", "content": "What is the pH scale?"}
+    reply = view.messages[1]["content"]
+    assert reply.startswith('[0:42-0:50](#venus-t=42.00 "Play from 0:42") it was said')
+    assert [c.start for c in view.cited] == [42.0]
+    cut = chat_view(entries).messages[1]["content"]  # the session ended mid-reply
+    assert cut.endswith("*(interrupted)*") and "~~" in cut
 
 
-def test_timeline_strip_and_work_panel_html():
+def test_reply_markdown_escapes_text_and_adds_chips_for_cited_moments():
+    from demos.results import Cited
+
+    md = reply_markdown("Acids *donate* [ions] at 1:05.", [Cited(65, 70), Cited(120, 130)])
+    assert r"\*donate\*" in md and r"\[ions\]" in md
+    assert md.count("#venus-t=65.00") == 1 and md.endswith('"Play from 2:00")')
+
+
+def test_timeline_strip_folds_quiet_seconds_so_an_idle_page_does_not_change():
     ref: list[TypedTurns] = []
     turns = TypedTurns(FakeFrontend(_typing({2: "and photosynthesis?"}, ref)), _answer)
     ref.append(turns)
     turns.say("What is the pH scale? Explain it fully please, with every detail you have.")
-    session = _session(turns, 6)
+    session = _session(turns, 40)
     session.speech.words_per_second = 1.0
     session.run()
-    strip = timeline_html(session.timeline.entries)
-    assert strip.count("venus-cell") == 6 and "interruption" in strip
-    assert "venus-both" in strip and ">S<" in strip and ">L<" in strip
-    assert "No background work" in work_html([])
+    entries = session.timeline.entries
+    strip = timeline_html(entries, origin=0.0, relative=True)
+    assert "interruption" in strip and "venus-both" in strip and ">reply<" in strip
+    assert "+0:0" in strip and ">L<" not in strip
+    # the last seconds are quiet: one open box, so more of them render the same HTML
+    feed, last = ConversationStrip(), []
+    for entry in entries:
+        feed.feed([entry])
+        last.append(feed.html())
+    assert last[-1] == last[-5] and last[-1].count("venus-run") >= 1
+    assert timeline_html(entries) == feed.html()  # incremental = all at once
 
 
-def test_moments_html_seeks_the_player(tmp_path):
+def test_moments_html_seeks_the_player_with_thumbnails_served_as_files(tmp_path):
     from PIL import Image
 
     frame = tmp_path / "k.jpg"
     Image.new("RGB", (320, 180), "navy").save(frame)
     html = moments_html([Moment(62.0, 70.0, 0.9, "The <pH> scale", keyframe=str(frame))],
                         "cited")
-    assert "data-seek='62.00'" in html and "1:02–1:10" in html
-    assert "data:image/jpeg;base64," in html and "&lt;pH&gt;" in html
-    assert "Nothing" in moments_html([])
+    assert "data-seek='62.00'" in html and ">1:02<" in html
+    assert f"src='gradio_api/file={frame}'" in html and "base64" not in html
+    assert "&lt;pH&gt;" in html and "Nothing" in moments_html([])
 
 
 def test_the_loop_never_waits_for_the_browser():
@@ -247,7 +312,24 @@ def test_venus_app_flags_are_documented_and_a_bad_frontend_fails_before_serving(
         main(["app", "--help"])
     usage = capsys.readouterr().out
     for flag in ("--share", "--server-name", "--server-port", "--frontend", "transformers:",
-                 "openai:", "--max-upload-mb"):
+                 "openai:", "--max-upload-mb", "--auth", "--auth-file", "--ingest-workers",
+                 "--max-tabs", "--analytics"):
         assert flag in usage
     assert main(["app", "--frontend", "gpt"]) == 3
     assert "unknown frontend 'gpt'" in capsys.readouterr().err
+    assert main(["app", "--auth", "ada"]) == 2
+    assert "--auth: expected USER:PASS" in capsys.readouterr().err
+
+
+def test_auth_flags_and_file(tmp_path):
+    from venus.cli.app import parse_auth
+
+    users = tmp_path / "users.txt"
+    users.write_text("# who may log in\nada:lovelace\n\n grace : hopper:cobol\n")
+    assert parse_auth(["alan:turing"], str(users)) == [
+        ("alan", "turing"), ("ada", "lovelace"), ("grace", " hopper:cobol")]
+    with pytest.raises(ConfigError, match="cannot read the auth file"):
+        parse_auth([], str(tmp_path / "missing.txt"))
+    users.write_text("ada\n")
+    with pytest.raises(ConfigError, match=r"users.txt:1: expected USER:PASS"):
+        parse_auth([], str(users))

@@ -7,6 +7,7 @@ Only maps flags onto `demos.AppOptions` / `demos.SessionRegistry` and calls
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 from pathlib import Path
 
@@ -36,6 +37,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workdir", default=None,
                    help="parent folder of the per-session temp folders (default: system temp)")
     p.add_argument("--no-tts", action="store_true", help="text replies only, no synthesized voice")
+    p.add_argument("--auth", action="append", default=[], metavar="USER:PASS",
+                   help="require a login; repeat for more users (use with --share)")
+    p.add_argument("--auth-file", default=None, metavar="PATH",
+                   help="require a login: a file with one USER:PASS per line ('#' comments)")
+    p.add_argument("--ingest-workers", type=int, default=2,
+                   help="uploads watched at once; others wait in line (default 2)")
+    p.add_argument("--max-tabs", type=int, default=32,
+                   help="browser tabs served at once (default 32)")
+    p.add_argument("--analytics", action="store_true",
+                   help="allow Gradio's usage analytics (off by default)")
     p.set_defaults(func=run)
 
 
@@ -44,9 +55,14 @@ def run(args: argparse.Namespace) -> int:
     from demos.state import AppOptions, SessionRegistry
 
     spec = parse_frontend(args.frontend, args.model)  # a bad flag fails before serving
+    auth = parse_auth(args.auth, args.auth_file)
     options = AppOptions(root=Path(args.workdir) if args.workdir else None,
                          max_upload_mb=args.max_upload_mb, sample_minutes=args.sample_minutes,
-                         samples_dir=Path(args.samples), frontend=spec)
+                         samples_dir=Path(args.samples), frontend=spec,
+                         ingest_workers=max(1, args.ingest_workers),
+                         max_sessions=max(1, args.max_tabs))
+    if not args.analytics:  # before Gradio is imported: nothing is reported anywhere
+        os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     try:
         from demos.ui import launch
     except ImportError as exc:
@@ -56,14 +72,38 @@ def run(args: argparse.Namespace) -> int:
                                 f"pip install 'realtime-venus[demo]'") from exc
     registry = SessionRegistry(options)
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` cleans up like Ctrl-C does
+    login = f", login required for {len(auth)} user(s)" if auth else ""
     print(f"venus app: http://{args.server_name}:{args.server_port} "
-          f"(frontend: {spec.describe()})", flush=True)
+          f"(frontend: {spec.describe()}{login})", flush=True)
     try:
         launch(registry, server_name=args.server_name, server_port=args.server_port,
-               share=args.share, tts=not args.no_tts)
+               share=args.share, tts=not args.no_tts, auth=auth, analytics=args.analytics)
     finally:
         registry.close_all()
     return 0
+
+
+def parse_auth(pairs: list[str], path: str | None) -> list[tuple[str, str]]:
+    """``USER:PASS`` flags and the lines of an auth file as (user, password) pairs."""
+    from venus.errors import ConfigError
+
+    lines = [(p, "--auth") for p in pairs]
+    if path:
+        try:
+            text = Path(path).read_text()
+        except OSError as exc:
+            raise ConfigError(f"cannot read the auth file {path} ({exc.strerror}); pass a "
+                              f"file with one USER:PASS per line") from None
+        lines += [(line.strip(), f"{path}:{n}") for n, line in enumerate(text.splitlines(), 1)
+                  if line.strip() and not line.strip().startswith("#")]
+    out = []
+    for line, where in lines:
+        user, sep, password = line.partition(":")
+        if not sep or not user.strip() or not password:
+            raise ConfigError(f"{where}: expected USER:PASS (a user name, a colon and a "
+                              f"non-empty password)")
+        out.append((user.strip(), password))
+    return out
 
 
 def _interrupt(signum, frame) -> None:

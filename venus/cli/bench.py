@@ -10,6 +10,7 @@ import argparse
 import importlib
 
 BENCHMARKS = {
+    "app": "demos.bench",
     "asr": "venus.bench.asr",
     "dataset": "venus.bench.dataset",
     "decode": "venus.bench.decode",

@@ -1,0 +1,181 @@
+"""Watching uploaded videos: a bounded pool of ingest workers shared by every tab.
+
+Below `demos.state` (no Gradio). An `IngestJob` is one video going into one tab's
+`memory.VideoMemory`, a chunk at a time, with its progress, an ETA and a cancel flag
+checked between chunks; `IngestPool` runs at most ``workers`` jobs at once (a
+`concurrent.futures.ThreadPoolExecutor`) and tells a waiting job its place in line. The
+embedded models are shared by every memory of the process; each memory owns its own
+streaming state (VAD stream, speech buffer, key-frame detector), so two ingests run side
+by side and one tab's camera never waits behind another tab's upload.
+
+Closing a tab cancels its job: a queued job never starts; a running one stops at the
+next chunk, and `IngestJob.wait` returns once it no longer touches the memory, so the
+memory is closed only after that (no "closed database" from a worker).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from memory.errors import MemoryToolkitError
+
+__all__ = ["IngestJob", "IngestPool", "Progress"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """``state``: queued, running, done, cancelled or failed; ``ahead``: jobs in line
+    before this one (queued only); ``eta_s``: seconds left, once there is a rate."""
+
+    state: str
+    done_s: float
+    total_s: float
+    ahead: int = 0
+    eta_s: float | None = None
+    error: str = ""
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.done_s / self.total_s) if self.total_s > 0 else 0.0
+
+
+class IngestJob:
+    """One video file into one memory; ``now`` is the clock the ETA is measured on."""
+
+    def __init__(self, path: Path, memory, total_s: float, now: Callable[[], float],
+                 name: str = "") -> None:
+        self.path, self.memory, self.name = Path(path), memory, name or Path(path).name
+        self.total_s = max(1.0, float(total_s))
+        self._now = now
+        self._lock = threading.Lock()
+        self._cancel = threading.Event()
+        self._finished = threading.Event()
+        self._state = "queued"
+        self._done_s = 0.0
+        self._started: float | None = None
+        self._rate_from: tuple[float, float] | None = None  # (time, done_s) after the first chunk
+        self._error = ""
+        self._pool: IngestPool | None = None
+
+    # -- control -------------------------------------------------------------------------
+    def cancel(self) -> None:
+        self._cancel.set()
+        with self._lock:
+            if self._state == "queued":
+                self._state = "cancelled"
+                self._finished.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """True once the job no longer touches its memory (finished, failed or cancelled)."""
+        return self._finished.wait(timeout)
+
+    @property
+    def finished(self) -> bool:
+        return self._finished.is_set()
+
+    def progress(self) -> Progress:
+        with self._lock:
+            state, done = self._state, self._done_s
+        ahead = self._pool.ahead_of(self) if state == "queued" and self._pool else 0
+        return Progress(state, done, self.total_s, ahead, self._eta(state, done), self._error)
+
+    def _eta(self, state: str, done: float) -> float | None:
+        if state != "running" or self._rate_from is None:
+            return None
+        t0, d0 = self._rate_from
+        elapsed = self._now() - t0
+        if elapsed <= 0 or done <= d0:
+            return None
+        return max(0.0, (self.total_s - done) * elapsed / (done - d0))
+
+    # -- the worker ----------------------------------------------------------------------
+    def run(self) -> None:
+        with self._lock:
+            if self._state != "queued":  # cancelled while waiting
+                return
+            self._state = "running"
+            self._started = self._now()
+        try:
+            state = self._watch()
+        except MemoryToolkitError as exc:  # a bad stretch of file: keep what was read
+            logger.warning("ingest of %s stopped: %s", self.name, exc)
+            state, self._error = "failed", str(exc)
+        except Exception as exc:  # our bug; shown in the banner, logged with its trace
+            logger.exception("ingest of %s failed", self.name)
+            state, self._error = "failed", f"{type(exc).__name__}: {exc}"
+        with self._lock:
+            self._state = state
+        self._finished.set()
+
+    def _watch(self) -> str:
+        from memory.video import open_video
+
+        with open_video(self.path) as source:
+            for chunk in source:
+                if self._cancel.is_set():
+                    return "cancelled"
+                self.memory.add(chunk)
+                with self._lock:
+                    self._done_s = min(self.total_s, chunk.end)
+                    if self._rate_from is None:  # the first chunk pays the model loading
+                        self._rate_from = (self._now(), self._done_s)
+        if self._cancel.is_set():
+            return "cancelled"
+        self.memory.finish()
+        with self._lock:
+            self._done_s = self.total_s
+        return "done"
+
+
+class IngestPool:
+    """At most ``workers`` ingests at once; the others wait their turn, in order."""
+
+    def __init__(self, workers: int = 2) -> None:
+        self.workers = max(1, int(workers))
+        self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="venus-ingest")
+        self._lock = threading.Lock()
+        self._waiting: list[IngestJob] = []
+        self._closed = False
+
+    def submit(self, job: IngestJob) -> IngestJob:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the ingest pool is shut down")
+            job._pool = self
+            self._waiting.append(job)
+        self._executor.submit(self._run, job)
+        return job
+
+    def ahead_of(self, job: IngestJob) -> int:
+        """Jobs in line before ``job`` that still wait for a worker."""
+        with self._lock:
+            if job not in self._waiting:
+                return 0
+            return sum(1 for j in self._waiting[:self._waiting.index(job)] if not j.finished)
+
+    def _run(self, job: IngestJob) -> None:
+        with self._lock:
+            if job in self._waiting:
+                self._waiting.remove(job)
+        job.run()
+
+    def shutdown(self) -> None:
+        with self._lock:
+            self._closed = True
+            waiting, self._waiting = self._waiting, []
+        for job in waiting:
+            job.cancel()
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+def seconds_of(duration: float | None) -> float:
+    """The length shown for a file (whole seconds, at least one)."""
+    return float(max(1, math.ceil(duration or 1.0)))
