@@ -162,7 +162,7 @@ class _Server:
         self.log = work / "server.log"
         self._mark = 0.0
 
-    def __enter__(self) -> _Server:
+    def __enter__(self) -> _Server:  # noqa: PYI034 (a private class, never subclassed)
         self.proc = subprocess.Popen(self.cmd, env=self.env, stdout=self.log.open("w"),
                                      stderr=subprocess.STDOUT)
         import urllib.request
@@ -354,7 +354,7 @@ async def _tab(browser, server: _Server, lecture: Path, tab: int, args) -> TabRe
                                                "els => els.map(e => e.getAttribute('src'))")
         result.frame_dirs = {_session_dir(s) for s in srcs if s}
         result.chat = await page.inner_text("#venus-chat")
-    except Exception as exc:  # a tab that fails is a figure, not a crash of the bench
+    except Exception as exc:  # noqa: BLE001 (a tab that fails is a figure, not a crash)
         result.error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
     finally:
         if context is not None:

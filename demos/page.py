@@ -89,7 +89,7 @@ class PageFeed:
         """Timeline entries since the last call; ``renew`` when the conversation changed
         (a new video, the camera, a forgotten memory): everything is read again."""
         app = self.app
-        runner = app._runner
+        runner = app.conversation()
         renew = runner is not self._runner
         if renew:
             self._runner, self._read, self._strip = runner, 0, ConversationStrip()

@@ -307,6 +307,11 @@ class AppSession:
         runner = self._runner
         return runner.timeline.entries if runner is not None else ()
 
+    def conversation(self) -> object | None:
+        """The current conversation (a new one after each load, forget or camera start);
+        compare by identity to know the timeline was replaced."""
+        return self._runner
+
     def timeline_length(self) -> int:
         runner = self._runner
         return len(runner.timeline) if runner is not None else 0
@@ -527,6 +532,19 @@ class SessionRegistry:
                                  now=self.now)
                 self._sessions[session_id] = app
             return app
+
+    def warm_up(self) -> threading.Thread:
+        """Load the embedded models in the background, so the first upload does not wait
+        for them (each is loaded once and shared)."""
+        def load() -> None:
+            for name in ("embedder", "vad", "asr", "ocr"):
+                try:
+                    self.models.get(name)
+                except MemoryToolkitError as exc:  # shown again when an upload needs it
+                    logger.warning("could not load the %s model: %s", name, exc)
+        thread = threading.Thread(target=load, daemon=True, name="venus-warm-up")
+        thread.start()
+        return thread
 
     def find(self, session_id: str) -> AppSession | None:
         with self._lock:

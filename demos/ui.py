@@ -209,6 +209,7 @@ def launch(registry: SessionRegistry, *, server_name: str = "127.0.0.1",
     """Serve the app; every session's files live under ``registry.options.root``.
     ``auth``: (user, password) pairs that may log in (None: no login)."""
     demo = build_app(registry, tts=tts, analytics=analytics)
+    registry.warm_up()
     roots = [str(Path(registry.options.root).resolve()),
              str(Path(registry.options.samples_dir).resolve())]
     demo.queue(default_concurrency_limit=DEFAULT_CONCURRENCY)

@@ -8,11 +8,11 @@ import asyncio
 import numpy as np
 import pytest
 
+from demos.chat import chat_view, reply_markdown
 from demos.conversation import TypedTurns
 from demos.frontends import FrontendSpec, parse_frontend
-from demos.live import LiveSource
-from demos.chat import chat_view, reply_markdown
 from demos.labels import work_label
+from demos.live import LiveSource
 from demos.uploads import UploadError, check_upload
 from demos.views import ConversationStrip, moments_html, timeline_html
 from demos.work import work_html, work_rows
@@ -24,6 +24,7 @@ from venus.errors import ConfigError
 from venus.events import (
     FloorAction,
     FloorActionTaken,
+    MemoryUpdated,
     OverlapClassified,
     OverlapKind,
     SpeechQueued,
@@ -31,8 +32,10 @@ from venus.events import (
     WorkItemStateChanged,
     WorkState,
 )
+from venus.frontend import DelegationRequest
 from venus.runtime import Session, SessionOptions
 from venus.testing import FakeFrontend, FakeMemory, FakeMoment, FakeSpeechOutput, FakeVideoSource
+from venus.timeline import Timeline
 
 LECTURE = FakeMemory([
     FakeMoment(0, 10, "Acids and bases", "The pH scale runs from zero to fourteen.",
@@ -117,13 +120,15 @@ def test_file_mode_ranges_are_video_time_however_long_the_talk():
             delegations=(__import__("venus").DelegationRequest.new(
                 "summarize_range", {"start": 0.0, "end": view.time, "sentences": 2}),))
 
-    inner = FakeFrontend({3: spoken_summary})
+    inner = FakeFrontend({403: spoken_summary})
     turns = TypedTurns(inner, _answer, media_end=lambda: 20.0)
     ref.append(turns)
     turns.say("Quiz me on the lecture")
     clock = SimulatedClock()  # as in the app: the talk starts after the video, at 400 s
+    timeline = Timeline("user")
+    timeline.record(MemoryUpdated(1), time=400.0)
     session = Session(turns, LiveSource(clock, first_index=400, max_chunks=30), clock=clock,
-                      memory=LECTURE,
+                      memory=LECTURE, timeline=timeline,
                       capabilities=builtin_capabilities(), speech=FakeSpeechOutput(),
                       options=SessionOptions(pace=False, drain_s=60.0), session_id="user")
     session.run()
@@ -132,8 +137,8 @@ def test_file_mode_ranges_are_video_time_however_long_the_talk():
     assert rows["make_quiz"].label == "Quiz on 0:00-0:20"
     assert rows["summarize_range"].arguments["end"] == 20.0
     assert rows["summarize_range"].label == "Summary of 0:00-0:20"
-    summary = [e.event for e in session.timeline.entries if type(e.event).__name__ ==
-               "ResultReady" and e.event.item_id == rows["summarize_range"].item_id][0]
+    summary = next(e.event for e in session.timeline.entries if type(e.event).__name__ ==
+                   "ResultReady" and e.event.item_id == rows["summarize_range"].item_id)
     assert "to 0:20" in summary.result.summary
 
 
@@ -153,7 +158,7 @@ def test_panel_cancel_reaches_the_harness_through_the_loop():
 
     def cancel_newest(chunk, view):
         if view.work:
-            ref[0].decide(__import__("venus").DelegationRequest.cancel(view.work[0].item_id))
+            ref[0].decide(DelegationRequest.cancel(view.work[0].item_id))
         return FakeFrontend().default
 
     turns = TypedTurns(FakeFrontend({2: cancel_newest}), _answer)
@@ -248,7 +253,7 @@ def test_chat_shows_the_whole_reply_at_once_with_its_times_as_chips():
     view = chat_view(entries[:queued + 1])  # before a single word was played
     assert view.messages[0] == {"role": "user", "content": "What is the pH scale?"}
     reply = view.messages[1]["content"]
-    assert reply.startswith('[0:42-0:50](#venus-t=42.00 "Play from 0:42") it was said')
+    assert reply.startswith('At [0:42-0:50](#venus-t=42.00 "Play from 0:42") it was said')
     assert [c.start for c in view.cited] == [42.0]
     cut = chat_view(entries).messages[1]["content"]  # the session ended mid-reply
     assert cut.endswith("*(interrupted)*") and "~~" in cut
@@ -317,7 +322,7 @@ def test_venus_app_flags_are_documented_and_a_bad_frontend_fails_before_serving(
         assert flag in usage
     assert main(["app", "--frontend", "gpt"]) == 3
     assert "unknown frontend 'gpt'" in capsys.readouterr().err
-    assert main(["app", "--auth", "ada"]) == 2
+    assert main(["app", "--auth", "ada"]) == 3
     assert "--auth: expected USER:PASS" in capsys.readouterr().err
 
 

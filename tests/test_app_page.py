@@ -4,6 +4,7 @@ and the ingest pool over a real decoded video with a memory that records what it
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from demos.ingest import IngestJob, IngestPool
 from demos.page import OUTPUTS, SKIP, PageFeed
 from demos.state import AppOptions, AppSession
+from demos.work import work_rows
 from venus import SimulatedClock
 from venus.events import WorkItemStateChanged, WorkState
 from venus.testing import FakeFrontend
@@ -39,7 +41,8 @@ def test_the_feed_sends_each_output_once_and_nothing_while_nothing_changes(tmp_p
     update = _values(feed.next())
     assert set(update) >= {"chat", "work", "strip"} and "banner" not in update
     assert update["chat"][0] == {"role": "user", "content": "set a timer for 30 seconds"}
-    assert "Timer for 30 seconds" in update["work"] and "tab-1" not in update["work"]
+    shown = re.sub(r"<[^>]+>", " ", update["work"])  # what a person reads
+    assert "Timer for 30 seconds" in shown and "tab-1" not in shown
     assert feed.next() is None
     app.close()
 
@@ -62,18 +65,27 @@ def test_clearing_the_chat_keeps_the_memory_and_forget_starts_over(tmp_path):
 
 
 def test_retry_of_a_cancelled_item_asks_for_it_afresh(tmp_path):
-    app = _app(tmp_path, chunks=8)
+    apps: list[AppSession] = []
+
+    def press(action: str):  # the work panel's button, pressed while the talk goes on
+        def step(chunk, view):
+            getattr(apps[0], action)("tab-1/w1")
+            return FakeFrontend().default
+        return step
+
+    options = AppOptions(root=tmp_path / "sessions", max_chunks=12, drain_s=30.0)
+    app = AppSession("tab-1", options, clock=SimulatedClock,
+                     frontend_factory=lambda m: FakeFrontend({3: press("cancel"),
+                                                              6: press("retry")}))
+    apps.append(app)
     app.ask("set a timer for 5 minutes")
-    app.join()
-    item = next(e.event.item_id for e in app.entries() if isinstance(e.event, WorkItemStateChanged))
-    app.cancel(item)
-    app.join()
-    app.retry(item)
     app.join()
     states = [(e.event.item_id, e.event.state) for e in app.entries()
               if isinstance(e.event, WorkItemStateChanged)]
-    assert (item, WorkState.CANCELLED) in states
-    assert any(i != item and s is WorkState.RUNNING for i, s in states)  # a new item runs
+    assert ("tab-1/w1", WorkState.CANCELLED) in states
+    assert ("tab-1/w2", WorkState.RUNNING) in states  # the same timer, asked for afresh
+    rows = {r.item_id: r for r in work_rows(app.entries())}
+    assert rows["tab-1/w2"].label == rows["tab-1/w1"].label == "Timer for 5 minutes"
     app.close()
 
 
