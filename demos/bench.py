@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from demos.browser import ARGS, CHROMIUM, INGEST_MS, free_port
+from demos.browser import ARGS, CHROMIUM, INGEST_MS, free_port, wait_serving
 
 __all__ = ["DESCRIPTION", "add_arguments", "run"]
 
@@ -165,18 +165,11 @@ class _Server:
     def __enter__(self) -> _Server:  # noqa: PYI034 (a private class, never subclassed)
         self.proc = subprocess.Popen(self.cmd, env=self.env, stdout=self.log.open("w"),
                                      stderr=subprocess.STDOUT)
-        import urllib.request
-
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(self.url, timeout=2).close()
-                return self
-            except OSError:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"venus app exited; see {self.log}") from None
-                time.sleep(0.5)
-        raise RuntimeError(f"venus app did not answer within 180 s; see {self.log}")
+        try:
+            wait_serving(self.url, 180, self.proc)
+        except RuntimeError as exc:
+            raise RuntimeError(f"venus app: {exc}; see {self.log}") from None
+        return self
 
     def __exit__(self, *exc) -> None:
         self.proc.terminate()

@@ -22,13 +22,32 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 INGEST_MS = 300_000
 
 __all__ = ["ARGS", "CHROMIUM", "INGEST_MS", "Traffic", "ask", "free_port", "last_reply",
-           "open_page", "upload", "wait_text"]
+           "open_page", "upload", "wait_serving", "wait_text"]
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def wait_serving(url: str, timeout: float = 180.0, process=None) -> None:
+    """Return once ``url`` answers; raise if ``process`` exits or ``timeout`` passes."""
+    import urllib.error
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except urllib.error.HTTPError:
+            return  # it answers (a login page may say 401)
+        except OSError:
+            if process is not None and process.poll() is not None:
+                raise RuntimeError(f"the server exited with code {process.returncode}") from None
+            time.sleep(0.5)
+    raise RuntimeError(f"{url} did not answer within {timeout:g} s")
 
 
 def open_page(browser, url: str, *, wait: str = "Upload a video"):

@@ -42,6 +42,7 @@ from memory import Answer, MemoryModels, Moment, VideoMemory
 from memory.errors import MemoryToolkitError
 from memory.media import VideoChunk
 from memory.store.config import StoreOptions
+from memory.store.keyframes import KeyFrameOptions
 from memory.store.speech import SpeechOptions
 from venus.capabilities import builtin_capabilities
 from venus.clock import Clock, WallClock
@@ -58,6 +59,7 @@ IDLE_TEXT = "Upload a video, use the sample lecture, or start the camera."
 _BEHIND_S = 4          # camera seconds waiting for the memory before the banner says so
 _PAUSED_S = 5.0        # no camera frame for this long: the camera is paused
 _ANSWERS_KEPT = 200
+CAMERA_PIXEL_CHANGE = 0.05  # share of a camera frame that must change for a new key frame
 
 
 @dataclass
@@ -442,9 +444,12 @@ class AppSession:
         self.closed_event.set()
 
     def _new_memory(self, camera: bool = False) -> VideoMemory:
-        options = StoreOptions(speech=SpeechOptions(
-            batch_seconds=self.options.camera_batch_s,
-            max_batch_seconds=max(10.0, 3 * self.options.camera_batch_s))) if camera else None
+        # Camera: speech is transcribed every few seconds (not every 30 s), and a key frame
+        # needs a real change of scene, not a flicker or a moving hand (each one is OCR'd).
+        options = StoreOptions(
+            speech=SpeechOptions(batch_seconds=self.options.camera_batch_s,
+                                 max_batch_seconds=max(10.0, 3 * self.options.camera_batch_s)),
+            keyframes=KeyFrameOptions(pixel_change=CAMERA_PIXEL_CHANGE)) if camera else None
         return VideoMemory.create(self.directory / f"memory-{self._generation}", self.models,
                                   options)
 
@@ -539,7 +544,7 @@ class SessionRegistry:
         def load() -> None:
             for name in ("embedder", "vad", "asr", "ocr"):
                 try:
-                    self.models.get(name)
+                    getattr(self.models, name)
                 except MemoryToolkitError as exc:  # shown again when an upload needs it
                     logger.warning("could not load the %s model: %s", name, exc)
         thread = threading.Thread(target=load, daemon=True, name="venus-warm-up")

@@ -17,7 +17,7 @@ import gradio as gr
 
 from demos.handlers import Handlers
 from demos.labels import Status
-from demos.state import IDLE_TEXT, SessionRegistry
+from demos.state import SessionRegistry
 from demos.uploads import VIDEO_EXTENSIONS
 from demos.views import SEEK_JS, banner_html
 
@@ -160,7 +160,7 @@ def build_app(registry: SessionRegistry, *, tts: bool = True, analytics: bool = 
     """The whole page for one registry of per-browser sessions."""
     handlers = Handlers(registry, tts=tts)
     with gr.Blocks(title="realtime-venus", analytics_enabled=analytics) as demo:
-        banner = gr.HTML(banner_html(Status("idle", IDLE_TEXT)), elem_id="venus-status")
+        banner = gr.HTML(banner_html(Status("idle", "Starting …")), elem_id="venus-status")
         with gr.Row():
             with gr.Column(scale=3):
                 inputs = input_panel()

@@ -28,6 +28,7 @@ from demos.browser import (
     last_reply,
     open_page,
     upload,
+    wait_serving,
     wait_text,
 )
 
@@ -38,6 +39,9 @@ pytestmark = [
     # replace; its self-pipe is a family=1 socket. Gradio's leak, not ours.
     pytest.mark.filterwarnings("ignore:unclosed event loop:ResourceWarning"),
     pytest.mark.filterwarnings(r"ignore:unclosed <socket\.socket fd=\d+, family=1:ResourceWarning"),
+    # gradio's queue sums up its event timings with pandas options pandas 3 deprecates
+    # (queueing.Queue._get_df); warnings in production, errors under this config.
+    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed at "
                        "/usr/bin/chromium (scripts/setup.sh installs it)"),
 ]
@@ -227,6 +231,8 @@ def test_work_items_cancel_and_retry_from_their_own_row(server, browser):
     context.close()
 
 
+@pytest.mark.skipif(not hasattr(__import__("memory.video").video, "probe"),
+                    reason="needs the content probe memory.video.probe (issue 13)")
 def test_uploads_are_checked_by_content(server, browser, tmp_path):
     from PIL import Image
 
@@ -283,7 +289,9 @@ def test_two_tabs_ingesting_at_once_both_progress_and_a_third_waits_in_line(serv
 
 
 def test_camera_mode_shows_it_is_alive(server, browser, tmp_path):
+    before = set(server["registry"]._sessions)
     context, page = open_page(browser, server["url"])
+    app = _app_of(server, before)
     page.get_by_role("tab", name="Live camera").click()
     page.get_by_text("Click to Access Webcam").click()
     page.locator("#venus-camera button", has_text="Record").click()
@@ -291,11 +299,16 @@ def test_camera_mode_shows_it_is_alive(server, browser, tmp_path):
     wait_text(page, "#venus-status", "Camera live: last frame", 60_000)
     page.wait_for_selector("#venus-frames img", timeout=60_000)
     first_frame_s = time.monotonic() - t0
+    status = page.inner_text("#venus-status")
     ask(page, "What can you see right now?")
     t1 = time.monotonic()
     page.wait_for_selector("#venus-chat [data-testid=bot]", timeout=60_000)
+    shown = time.monotonic() - t1
+    said = {type(e.event).__name__: e.time for e in app.entries()
+            if type(e.event).__name__ in ("UserWordsTranscribed", "SpeechQueued")}
     print(f"camera: first key frame shown {first_frame_s:.1f} s after Record; a typed "
-          f"question answered in {time.monotonic() - t1:.1f} s")
+          f"question answered on the page in {shown:.1f} s, by the loop in "
+          f"{said['SpeechQueued'] - said['UserWordsTranscribed']:.1f} s; banner: {status}")
     assert "haven't seen anything" not in last_reply(page)
     page.screenshot(path=str(tmp_path / "camera.png"), full_page=True)
     context.close()
@@ -307,11 +320,12 @@ def test_auth_is_required_with_the_auth_flag(browser, lectures, tmp_path):
     cmd = [sys.executable, "-m", "venus", "app", "--server-port", str(port), "--no-tts",
            "--auth", "ada:lovelace", "--samples", str(lectures["samples"]),
            "--sample-minutes", "0.5", "--workdir", str(tmp_path / "work")]
-    server = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True)
+    log = tmp_path / "server.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        banner = server.stdout.readline()
-        assert "login required for 1 user" in banner
+        wait_serving(f"http://127.0.0.1:{port}/", 180, server)
+        assert "login required for 1 user" in log.read_text()
         context = browser.new_context()
         page = context.new_page()
         page.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
