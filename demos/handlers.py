@@ -113,7 +113,8 @@ class Handlers:
         self.app(request).clear_conversation()
 
     def forget(self, request: gr.Request) -> tuple[Any, Any]:
-        """Confirmed: drop the video and its memory; hides the confirmation again."""
+        """Confirmed: drop the video and its memory; hides the confirmation again and
+        empties the search results (they were of the memory just forgotten)."""
         self.app(request).forget()
         return gr.update(visible=False), gr.update(value=None)
 

@@ -196,7 +196,7 @@ def _wire(demo: gr.Blocks, h: Handlers, registry: SessionRegistry, inputs: Input
     talk.chat.clear(h.clear_chat, None, None, **quiet)
     talk.forget.click(lambda: gr.update(visible=True), None, talk.confirm, **quiet)
     talk.forget_no.click(lambda: gr.update(visible=False), None, talk.confirm, **quiet)
-    talk.forget_yes.click(h.forget, None, talk.confirm, **quiet)
+    talk.forget_yes.click(h.forget, None, [talk.confirm, memory.results], **quiet)
     work.action(h.work_action, None, None, **quiet)
     for event in (memory.search.click, memory.query.submit):
         event(h.search, memory.query, memory.results, **quiet)

@@ -140,7 +140,7 @@ def _seek_check(page, locator) -> float:
 
 
 def test_answers_have_chips_that_seek_and_every_label_is_video_time(server, tab, lectures,
-                                                                    tmp_path):
+                                                                    tmp_path, capfd):
     before = set(server["registry"]._sessions)
     context, page = tab()
     traffic = Traffic.record(context, page)
@@ -212,9 +212,14 @@ def test_answers_have_chips_that_seek_and_every_label_is_video_time(server, tab,
     assert page.locator("#venus-frames img").count() == frames
     page.click("#venus-forget")
     page.click("#venus-forget-yes")
+    page.wait_for_selector("#venus-confirm", state="hidden")
     wait_text(page, "#venus-status", "Upload a video")
     wait_text(page, "#venus-frames", "No video yet")
     context.close()
+    out, err = capfd.readouterr()
+    assert "Traceback" not in err  # no handler failed on the way
+    with capfd.disabled():
+        print("".join(line for line in out.splitlines(True) if line.startswith("idle")))
 
 
 def _words(text: str) -> list[str]:
