@@ -53,6 +53,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--screenshots", default=None, metavar="DIR",
                         help="also save screenshots of the page's main states here")
     parser.add_argument("--skip-load", action="store_true", help="only the idle phase")
+    parser.add_argument("--patience", type=float, default=1200.0,
+                        help="seconds a tab of the load phase waits for its video to be "
+                             "watched, its wait in line included, before it counts as "
+                             "not finished (1200)")
 
 
 @dataclass
@@ -271,8 +275,11 @@ async def _work_states(page, shots: Path) -> None:
     await page.wait_for_selector("#venus-chat details", timeout=120_000)
     await page.locator("#venus-chat .venus-result summary").first.click()
     await _ask(page, "Please summarize the whole video")
-    await page.wait_for_function("document.querySelectorAll('#venus-chat .venus-result')"
-                                 ".length >= 2", timeout=120_000)
+    await page.wait_for_function("document.querySelectorAll('#venus-work tr[data-state="
+                                 "delivered]').length >= 2", timeout=180_000)
+    quiz = page.locator("#venus-chat .venus-result", has_text="Quiz on").last
+    await quiz.locator("summary").first.click()  # one answer shown, the others on demand
+    await quiz.scroll_into_view_if_needed()
     await _shot(page, shots, "app-quiz-summary.png")
 
 
@@ -288,6 +295,8 @@ async def _other_states(browser, server: _Server, shots: Path) -> None:
         await _shot(page, shots, "app-refused.png", full=False)
     finally:
         picture.unlink(missing_ok=True)
+    await context.close()
+    context, page = await _open(browser, server.url)  # the camera in a tab of its own
     await page.get_by_role("tab", name="Live camera").click()
     await page.get_by_text("Click to Access Webcam").click()
     await page.locator("#venus-camera button", has_text="Record").click()
@@ -336,7 +345,7 @@ async def _tab(browser, server: _Server, lecture: Path, tab: int, args) -> TabRe
         context, page = await _open(browser, server.url)
         t0 = time.monotonic()
         await page.locator("#venus-upload input[type=file]").set_input_files(str(lecture))
-        await _wait(page, "#venus-status", "Ready", INGEST_MS * 2)
+        await _wait(page, "#venus-status", "Ready", args.patience * 1000)
         result.ingest_s = time.monotonic() - t0
         for q in range(args.questions):
             question = f"Tab {tab}: {QUESTIONS[(tab + q) % len(QUESTIONS)]}"
