@@ -37,3 +37,15 @@ def test_demo_on_a_missing_file_is_one_clear_error(tmp_path, capsys):
     assert main(["demo", str(tmp_path / "nope.mp4")]) == 3
     err = capsys.readouterr().err
     assert "nope.mp4" in err and "Traceback" not in err
+
+
+def test_demo_without_faiss_says_which_extra_before_any_work(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "faiss" else real(name, *a))
+    assert main(["demo", "--memory", str(tmp_path / "mem")]) == 3
+    err = capsys.readouterr().err
+    assert "pip install 'realtime-venus[cpu]'" in err and "Traceback" not in err
+    assert not (tmp_path / "mem").exists()  # refused before a memory was made

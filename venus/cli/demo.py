@@ -47,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from memory.video import probe
 
+    _require_faiss()
     path, questions = _input(args)
     probe(path)  # a bad input is refused before any memory is made or model loaded
     with tempfile.TemporaryDirectory(prefix="venus-demo-") as tmp:
@@ -55,6 +56,18 @@ def run(args: argparse.Namespace) -> int:
             return _run(args, mem, path, questions)
         finally:
             mem.close()
+
+
+def _require_faiss() -> None:
+    """Refuse before a sample is made or a model loaded: the memory searches with FAISS,
+    which comes with the [cpu] (or [gpu]) extra, not with a plain install."""
+    import importlib.util
+
+    from memory.errors import MissingExtraError
+
+    if importlib.util.find_spec("faiss") is None:
+        raise MissingExtraError("faiss", "cpu", "venus demo's memory search (FAISS; "
+                                "'realtime-venus[gpu]' on a CUDA machine)")
 
 
 def _run(args: argparse.Namespace, mem, path: str, questions: list[str]) -> int:
