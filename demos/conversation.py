@@ -26,7 +26,6 @@ import dataclasses
 import queue
 from collections.abc import Callable
 
-from memory.media import VideoChunk
 from venus.events import (
     ControlToken,
     FloorAction,
@@ -34,7 +33,7 @@ from venus.events import (
     OverlapKind,
     UserWordsTranscribed,
 )
-from venus.frontend import Decision, DelegationRequest, Frontend, SessionView
+from venus.frontend import Decision, DelegationRequest, DuplexFrame, Frontend, SessionView
 from venus.frontend.intents import detect_intent
 
 __all__ = ["Answerer", "TypedTurns"]
@@ -68,13 +67,19 @@ class TypedTurns:
         if text.strip():
             self._texts.put(text.strip())
 
-    def decide(self, request: DelegationRequest) -> None:
+    def request(self, request: DelegationRequest) -> None:
         """Queue a decision about a work item (cancel, retry) for the next boundary."""
         self._requests.put(request)
 
     # -- called by the session loop ----------------------------------------------------
-    def step(self, chunk: VideoChunk, view: SessionView) -> Decision:
-        decision = self.inner.step(chunk, view)
+    def reset(self) -> None:
+        self.inner.reset()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def decide(self, frame: DuplexFrame, view: SessionView) -> Decision:
+        decision = self.inner.decide(frame, view)
         end = self.media_end()
         if end is not None and any(d.capability in _RANGED for d in decision.delegations):
             decision = dataclasses.replace(decision, delegations=tuple(
@@ -86,7 +91,7 @@ class TypedTurns:
         delegations = list(decision.delegations) + requests
         floor, speech = decision.floor, decision.speech
         if text is not None:  # one turn per second; a second message waits a chunk
-            perceived.append(UserWordsTranscribed(text, chunk.start, chunk.end))
+            perceived.append(UserWordsTranscribed(text, frame.start, frame.end))
             if view.speaking or speech:
                 # Typing while the assistant talks is a real interruption: stop, then answer.
                 perceived.append(OverlapClassified(OverlapKind.INTERRUPTION, text))

@@ -11,16 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
 from venus.errors import ConfigError
 from venus.frontend import Frontend
+from venus.harness import MemoryView
 
 __all__ = ["FrontendFactory", "FrontendSpec", "parse_frontend"]
 
-FrontendFactory = Callable[[Any], Frontend]
-"""``factory(memory)`` -> a new frontend for one browser session. A frontend with an
-``output`` attribute that is a `venus.runtime.SpeechOutput` has the session play through it."""
+FrontendFactory = Callable[[MemoryView], Frontend]
+"""``factory(memory)`` -> a new frontend for one browser session (the session around it is
+assembled by `venus.assistant`, which gives it the duplex I/O)."""
 
 KINDS = ("embedded", "transformers", "openai")
 
@@ -57,13 +56,10 @@ class FrontendSpec:
         return self.kind if not self.target else f"{self.kind} ({self.target})"
 
 
-def _embedded(memory: Any) -> Frontend:
+def _embedded(memory: MemoryView) -> Frontend:
     from venus.frontend.embedded import EmbeddedFrontend
-    from venus.speech import AudioSpeechOutput
 
-    # Its overlap gate and echo reference need the real output: the session plays through
-    # ``frontend.output`` (see `demos.state`), so a spoken interruption stops the reply.
-    return EmbeddedFrontend(AudioSpeechOutput(), memory=memory)
+    return EmbeddedFrontend(memory)
 
 
 def parse_frontend(value: str, model: str = "default") -> FrontendSpec:

@@ -44,11 +44,14 @@ from memory.media import VideoChunk
 from memory.store.config import StoreOptions
 from memory.store.keyframes import KeyFrameOptions
 from memory.store.speech import SpeechOptions
-from venus.capabilities import builtin_capabilities
 from venus.clock import Clock, WallClock
 from venus.events import MemoryUpdated, WorkItemCreated, WorkItemStateChanged, WorkState
-from venus.frontend import DelegationRequest
-from venus.runtime import Session, SessionOptions, SpeechOutput, TimedTextOutput
+from venus.factory import AssistantOptions, assistant
+from venus.frontend import DelegationRequest, Frontend
+from venus.frontend.embedded import EmbeddedFrontend
+from venus.frontend.model_backed import ModelFrontend
+from venus.runtime import DuplexOptions, SessionOptions
+from venus.speech import TimedTextOutput
 from venus.timeline import Timeline, TimelineEntry
 
 __all__ = ["AppOptions", "AppSession", "SessionRegistry"]
@@ -157,7 +160,7 @@ class AppSession:
         self._feed(lambda r: r.frontend.say(text))
 
     def cancel(self, item_id: str) -> None:
-        self._feed(lambda r: r.frontend.decide(DelegationRequest.cancel(item_id)))
+        self._feed(lambda r: r.frontend.request(DelegationRequest.cancel(item_id)))
 
     def retry(self, item_id: str) -> None:
         """Run a work item again: the harness restarts one it still holds (failed,
@@ -169,7 +172,7 @@ class AppSession:
         state = self._state_of(item_id)
         request = DelegationRequest.retry(item_id) if state in ("failed", "interrupted") \
             else DelegationRequest.new(created.capability, dict(created.arguments))
-        self._feed(lambda r: r.frontend.decide(request))
+        self._feed(lambda r: r.frontend.request(request))
 
     def push_frame(self, rgb) -> None:
         """A webcam frame. The camera starting (its first frame, or the first after a
@@ -469,14 +472,14 @@ class _Runner:
                                  keep_frames=app.mode == "camera")
         inner = app.frontend_factory(memory)
         self.frontend = TypedTurns(inner, app._answer, app.media_end)
-        output = getattr(inner, "output", None)
-        self.speech = output if isinstance(output, SpeechOutput) else \
-            TimedTextOutput(options.words_per_second)
-        self.session = Session(
-            self.frontend, self.source, clock=clock, capabilities=builtin_capabilities(),
-            speech=self.speech, memory=memory,
+        self.session = assistant(
+            memory, clock=clock, frontend=self.frontend, speech=_speech(inner, options),
             timeline=self.timeline, session_id=app.session_id,
-            options=SessionOptions(pace=False, drain_s=options.drain_s))
+            options=AssistantOptions(
+                duplex=DuplexOptions(partials="overlap") if isinstance(inner, EmbeddedFrontend)
+                else None, perceive=_hears(inner),
+                session=SessionOptions(pace=False, drain_s=options.drain_s)))
+        self.speech = self.session.speech
         self.thread = threading.Thread(target=self._run, daemon=True,
                                        name=f"session-{_safe(app.session_id)}")
         self.started = False
@@ -489,20 +492,29 @@ class _Runner:
 
     def _run(self) -> None:
         try:
-            self.session.run()
+            with self.session:
+                self.session.run(self.source)
         except BaseException as exc:  # shown in the UI; the thread must not die silently
             logger.exception("session %s failed", self.session.session_id)
             self.error = exc
         finally:
             self.finished = True
-            close = getattr(self.frontend.inner, "close", None)
-            if callable(close):
-                close()
 
     def stop(self, timeout: float = 10.0) -> None:
         self.source.close()
         if self.thread.is_alive() and threading.current_thread() is not self.thread:
             self.thread.join(timeout)
+
+
+def _hears(frontend: Frontend) -> bool:
+    """Frontends that listen to the user (speech, the overlap gate) get the audio path;
+    others (scripted ones) only the typed turns."""
+    return isinstance(frontend, (EmbeddedFrontend, ModelFrontend))
+
+
+def _speech(frontend: Frontend, options: AppOptions) -> TimedTextOutput | None:
+    """None (the assistant's TTS output) for a listening frontend, else text playout."""
+    return None if _hears(frontend) else TimedTextOutput(options.words_per_second)
 
 
 class SessionRegistry:

@@ -15,6 +15,7 @@ from memory.errors import (
     NetworkVideoError,
     NoVideoStreamError,
     NotAVideoError,
+    NotesError,
     StoreError,
     SubtitleError,
     TruncatedVideoError,
@@ -27,6 +28,7 @@ from memory.models.base import Answerer, Captioner, Reranker
 from memory.answer import ExtractiveAnswerer
 from memory.captioner import TransformersVLM, VLMOptions
 from memory.index import FaissIndex, IndexOptions, VectorIndex
+from memory.notes import Note, NotesMemory
 from memory.store import MemoryModels, MemoryReader, StoreOptions, VideoMemory
 
 def _version() -> str:
@@ -53,6 +55,7 @@ __all__ = [
     "NetworkVideoError",
     "NoVideoStreamError",
     "NotAVideoError",
+    "NotesError",
     "StoreError",
     "SubtitleError",
     "TruncatedVideoError",
@@ -72,6 +75,8 @@ __all__ = [
     "MemoryReader",
     "Moment",
     "Reranker",
+    "Note",
+    "NotesMemory",
     "StoreOptions",
     "TransformersVLM",
     "VLMOptions",

@@ -19,7 +19,8 @@ onnxruntime, ...) are translated where they enter our code.
     │   ├── NetworkVideoError      a video URL cannot be fetched (network, HTTP status)
     │   ├── SubtitleError          a subtitle file or track cannot be read
     │   └── CameraError            a live camera cannot be opened or stopped delivering
-    └── StoreError                 a memory directory cannot be used
+    ├── StoreError                 a memory directory cannot be used
+    └── NotesError                 notes given to a NotesMemory are malformed
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ __all__ = [
     "NetworkVideoError",
     "NoVideoStreamError",
     "NotAVideoError",
+    "NotesError",
     "StoreError",
     "SubtitleError",
     "TruncatedVideoError",
@@ -116,3 +118,7 @@ class CameraError(VideoError):
 
 class StoreError(MemoryToolkitError):
     """A memory directory cannot be created, opened or written."""
+
+
+class NotesError(MemoryToolkitError, ValueError):
+    """Notes for a `memory.NotesMemory` are malformed (the message names the note)."""

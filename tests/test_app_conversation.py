@@ -158,7 +158,7 @@ def test_panel_cancel_reaches_the_harness_through_the_loop():
 
     def cancel_newest(chunk, view):
         if view.work:
-            ref[0].decide(DelegationRequest.cancel(view.work[0].item_id))
+            ref[0].request(DelegationRequest.cancel(view.work[0].item_id))
         return FakeFrontend().default
 
     turns = TypedTurns(FakeFrontend({2: cancel_newest}), _answer)

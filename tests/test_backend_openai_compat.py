@@ -264,17 +264,16 @@ def test_frontend_in_a_session_sends_words_and_frames(server):
     from venus.frontend import Frontend
     from venus.frontend.openai_compat import OpenAICompatibleFrontend
     from venus.perception import UserPerception
-    from venus.runtime.session import Session, SessionOptions
+    from venus.runtime import DuplexIO, Session, SessionOptions
 
     server.script(*["<|listen|>"] * 4, "<|speak|> A red square.", *["<|turn_eos|>"] * 2)
-    frontend = OpenAICompatibleFrontend(OpenAICompatibleConfig(base_url=server.base_url),
-                                        UserPerception(faces=False))
+    frontend = OpenAICompatibleFrontend(OpenAICompatibleConfig(base_url=server.base_url))
     assert isinstance(frontend, Frontend)
     source = _speech_source("What is on the slide?", 7)
-    session = Session(frontend, source, clock=SimulatedClock(),
-                      options=SessionOptions(drain_s=0.0))
-    session.run()
-    frontend.close()
+    with Session(frontend, source, clock=SimulatedClock(),
+                 duplex=DuplexIO(perception=UserPerception(faces=False)),
+                 options=SessionOptions(drain_s=0.0)) as session:
+        session.run()
     tokens = [e.token for e in session.timeline.events(ControlTokenEmitted)]
     assert tokens == [ControlToken.LISTEN] * 4 + [ControlToken.SPEAK] + [ControlToken.TURN_EOS] * 2
     assert [e.text for e in session.timeline.events(SpeechQueued)] == ["A red square."]

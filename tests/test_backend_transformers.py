@@ -168,16 +168,16 @@ def test_transformers_frontend_in_a_session(model_dirs):
     from venus.frontend import Frontend
     from venus.frontend.transformers import TransformersFrontend
     from venus.perception import UserPerception
-    from venus.runtime.session import Session, SessionOptions
+    from venus.runtime import DuplexIO, Session, SessionOptions
     from venus.testing import FakeVideoSource
 
     frontend = TransformersFrontend(
-        TransformersConfig(str(model_dirs["smolvlm"]), max_new_tokens=3),
-        UserPerception(faces=False))
+        TransformersConfig(str(model_dirs["smolvlm"]), max_new_tokens=3))
     assert isinstance(frontend, Frontend)
-    session = Session(frontend, FakeVideoSource(4, size=(64, 48), has_audio=True),
-                      clock=SimulatedClock(), options=SessionOptions(drain_s=0.0))
-    session.run()
+    with Session(frontend, FakeVideoSource(4, size=(64, 48), has_audio=True),
+                 clock=SimulatedClock(), duplex=DuplexIO(perception=UserPerception(faces=False)),
+                 options=SessionOptions(drain_s=0.0)) as session:
+        session.run()
     recorded = [e.token for e in session.timeline.events(ControlTokenEmitted)]
     assert recorded == [d.token for d in frontend.decisions] and len(recorded) == 4
 

@@ -1,9 +1,10 @@
 """`EmbeddedFrontend` with Whisper off the decision path: the real frontend, perception,
 ASR worker and Silero VAD; the transcriber is a stand-in that blocks until released.
 
-Live mode: a step returns while the worker is stuck, the turn is not answered on half of
-its words, and it is answered at the first step after the words are ready. Deterministic
-mode: the answer comes at the due chunk. The frontend's step time leaves out the wait.
+Live mode: hearing a chunk returns while the worker is stuck, the turn is not answered on
+half of its words, and it is answered at the first step after the words are ready.
+Deterministic mode (a session in simulated time): the answer comes at the due chunk, and
+the session's step time leaves out the wait.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import numpy as np
 from memory.media import SAMPLE_RATE, VideoChunk
 from memory.models import VOICES, EspeakSynthesizer, SileroSpeechDetector
 from memory.models.base import Transcript, TranscriptSegment, Word
+from venus.clock import SimulatedClock
 from venus.frontend.base import SessionView
 from venus.frontend.embedded import EmbeddedFrontend
 from venus.perception import PerceptionConfig, UserPerception
+from venus.runtime import DuplexIO, DuplexOptions, Session, SessionOptions
 
 QUESTION = ("What", "do", "leaves", "make", "from", "sunlight?")
 
@@ -48,44 +51,72 @@ def _view(i: int) -> SessionView:
     return SessionView("asr", float(i + 1), i, False, (), (), (), (), ())
 
 
-def _frontend(asr, deterministic: bool) -> EmbeddedFrontend:
-    perception = UserPerception(PerceptionConfig(deterministic=deterministic),
-                                detector=SileroSpeechDetector(), transcriber=asr, faces=False)
-    return EmbeddedFrontend(None, perception=perception, mode="audio")
+def _perception(asr, deterministic: bool) -> UserPerception:
+    return UserPerception(PerceptionConfig(deterministic=deterministic),
+                          detector=SileroSpeechDetector(), transcriber=asr, faces=False)
 
 
 def test_live_steps_never_wait_for_whisper_and_answer_once_the_words_are_in():
     asr = GatedQuestion()
-    frontend = _frontend(asr, deterministic=False)
+    duplex = DuplexIO(perception=_perception(asr, deterministic=False),
+                      options=DuplexOptions(partials="overlap"))
+    frontend = EmbeddedFrontend(mode="audio")
+    waits = []
+
+    def hear(chunk):
+        before = duplex.perception.asr.waited_s
+        frame = duplex.hear(chunk)
+        waits.append(duplex.perception.asr.waited_s - before)
+        return frame
+
     try:
         chunks = _chunks()
         decisions = []
         for chunk in chunks[:5]:
-            decisions.append(frontend.step(chunk, _view(chunk.index)))
+            decisions.append(frontend.decide(hear(chunk), _view(chunk.index)))
         assert asr.entered.is_set() and not asr.release.is_set()  # Whisper is stuck
         assert not any(d.speech for d in decisions)  # no answer on half a turn
         asr.release.set()
-        frontend.perception.asr.drain()
-        answered = frontend.step(chunks[5], _view(5))
+        duplex.perception.asr.drain()
+        answered = frontend.decide(hear(chunks[5]), _view(5))
         assert answered.speech == "I have no video memory to answer that from."
         assert any(getattr(e, "text", "") == " ".join(QUESTION) for e in answered.perceived)
-        assert sum(frontend.asr_wait_seconds) == 0.0  # live: the step never waited
+        assert sum(waits) == 0.0  # live: hearing a chunk never waited
     finally:
         asr.release.set()
-        frontend.close()
+        duplex.close()
 
 
 def test_deterministic_steps_answer_at_the_due_chunk_and_the_wait_is_left_out():
     asr = GatedQuestion()
     asr.release.set()
-    frontend = _frontend(asr, deterministic=True)
-    try:
-        decisions = [frontend.step(c, _view(c.index)) for c in _chunks()]
-        offset_chunk = next(i for i, d in enumerate(decisions)
-                            if any(type(e).__name__ == "SpeechDetected" and e.end < i + 1
-                                   for e in d.perceived))
-        answers = [i for i, d in enumerate(decisions) if d.speech]
-        assert answers == [offset_chunk + 1]  # asr_latency_s: one chunk after the speech ended
-        assert len(frontend.step_seconds) == len(frontend.asr_wait_seconds) == len(decisions)
-    finally:
-        frontend.close()
+    recorder = _Recording(EmbeddedFrontend(mode="audio"))
+    duplex = DuplexIO(perception=_perception(asr, deterministic=True),
+                      options=DuplexOptions(partials="overlap"))
+    with Session(recorder, _chunks(), clock=SimulatedClock(), duplex=duplex,
+                 options=SessionOptions(drain_s=0.0)) as session:
+        session.run()
+    decisions = recorder.decisions
+    offset_chunk = next(i for i, d in enumerate(decisions)
+                        if any(type(e).__name__ == "SpeechDetected" and e.end < i + 1
+                               for e in d.perceived))
+    answers = [i for i, d in enumerate(decisions) if d.speech]
+    assert answers == [offset_chunk + 1]  # asr_latency_s: one chunk after the speech ended
+    assert len(session.step_seconds) == len(session.asr_wait_seconds) == len(decisions)
+
+
+class _Recording:
+    """A frontend that keeps the decisions of the one it wraps."""
+
+    def __init__(self, inner: EmbeddedFrontend) -> None:
+        self.inner, self.name, self.decisions = inner, inner.name, []
+
+    def decide(self, frame, view):
+        self.decisions.append(self.inner.decide(frame, view))
+        return self.decisions[-1]
+
+    def reset(self) -> None:
+        self.inner.reset()
+
+    def close(self) -> None:
+        self.inner.close()

@@ -5,15 +5,10 @@ from __future__ import annotations
 import pytest
 
 from venus.events import OverlapKind
-from venus.frontend.floor import (
-    FloorPolicy,
-    OverlapFacts,
-    OverlapGate,
-    classify_overlap,
-    is_for_assistant,
-)
+from venus.frontend.floor import OverlapFacts, classify_overlap, is_for_assistant
 from venus.frontend.intents import arithmetic_expression, detect_intent, parse_duration
 from venus.perception import PerceptionConfig, lexical_cues
+from venus.runtime import GatePolicy, OverlapGate
 
 CONFIG = PerceptionConfig(assistant_name="Venus")
 
@@ -80,7 +75,7 @@ class _Recorder:
 
 def test_gate_ducks_then_pauses_and_cancels_the_pause_for_a_short_blip():
     out = _Recorder()
-    gate = OverlapGate(out, FloorPolicy(duck_after_s=0.12, pause_after_s=0.3), offset_delay_s=0.05)
+    gate = OverlapGate(out, GatePolicy(duck_after_s=0.12, pause_after_s=0.3), offset_delay_s=0.05)
     gate.onset(5.0, quiet=False)
     assert out.calls == [("duck", pytest.approx(5.12)), ("pause", pytest.approx(5.3))]
     gate.offset(5.2)  # confirmed at 5.25, before the pause was due

@@ -295,11 +295,11 @@ def test_a_bug_in_our_code_is_raised_not_recorded():
     harness = Harness([slow], harness_clock)
 
     class BrokenChannelFrontend(FakeFrontend):
-        def step(self, chunk, view):
-            if chunk.index == 3:
+        def decide(self, frame, view):
+            if frame.index == 3:
                 item = next(iter(harness.channels["s1"].items.values()))
                 item.session_id = "someone-else"  # corrupt our own state
-            return super().step(chunk, view)
+            return super().decide(frame, view)
 
     session = Session(BrokenChannelFrontend({1: ask("slow", seconds=5)}), FakeVideoSource(20),
                       clock=harness_clock, harness=harness, session_id="s1")

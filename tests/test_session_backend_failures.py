@@ -12,19 +12,22 @@ from venus.notebook.standin_server import StandInChatServer
 
 def _session(frontend, chunks):
     from venus.clock import SimulatedClock
-    from venus.runtime.session import Session, SessionOptions
+    from venus.perception import UserPerception
+    from venus.runtime import DuplexIO, Session, SessionOptions
 
-    session = Session(frontend, chunks, clock=SimulatedClock(), options=SessionOptions(drain_s=0.0))
-    return session, session.run()
+    session = Session(frontend, chunks, clock=SimulatedClock(), options=SessionOptions(drain_s=0.0),
+                      duplex=DuplexIO(perception=UserPerception(faces=False)))
+    try:
+        return session, session.run()
+    finally:
+        session.duplex.close()  # the test closes the frontend itself
 
 
 def _frontend(url: str, **kw):
     from venus.backends import OpenAICompatibleConfig
     from venus.frontend.openai_compat import OpenAICompatibleFrontend
-    from venus.perception import UserPerception
 
-    return OpenAICompatibleFrontend(OpenAICompatibleConfig(base_url=url, **kw),
-                                    UserPerception(faces=False))
+    return OpenAICompatibleFrontend(OpenAICompatibleConfig(base_url=url, **kw))
 
 
 def test_failures_in_a_session_are_recorded_said_once_and_listening_goes_on():

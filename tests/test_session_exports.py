@@ -8,25 +8,31 @@ import pytest
 
 PUBLIC = {
     "venus": {
-        "Capability", "CapabilityContext", "CapabilityRegistry", "Clock", "ControlToken",
-        "Decision", "DelegationAction", "DelegationRequest", "DeliveryPolicy",
-        "EvidenceSnapshot", "FloorAction", "Frontend", "Harness", "HarnessOptions",
+        "AssistantModels", "AssistantOptions", "Capability", "CapabilityContext",
+        "CapabilityRegistry", "Clock", "ControlToken", "Decision", "DelegationAction",
+        "DelegationRequest", "DeliveryPolicy", "DuplexFrame", "DuplexIO", "EvidenceSnapshot",
+        "FloorAction", "Frontend", "Harness", "HarnessOptions",
         "MemoryView", "RetryPolicy", "Session", "SessionOptions", "SessionSummary",
         "SessionView", "SimulatedClock", "SpeechOutput", "Timeline", "TimelineEntry",
         "WallClock", "WorkItem", "WorkResult", "WorkState", "__version__",
-        "builtin_capabilities", "capability",
+        "assistant", "builtin_capabilities", "capability",
     },
     "venus.runtime": {
-        "DecisionRecord", "PlaybackReport", "PlaybackStatus", "Session", "SessionOptions",
+        "DecisionRecord", "DuplexIO", "DuplexOptions", "GatePolicy", "OverlapGate", "PlaybackReport", "PlaybackStatus", "Session", "SessionOptions",
         "SessionSummary", "SpeechOutput", "TimedTextOutput", "Utterance", "compare_decisions",
         "decisions",
     },
     "venus.frontend": {
-        "ControlToken", "Decision", "DelegationRequest", "FloorAction", "Frontend",
-        "ResultOffer", "SessionView", "WorkItemView",
+        "ControlToken", "Decision", "DelegationRequest", "DuplexFrame", "FloorAction", "Frontend",
+        "Overlap", "ResultOffer", "SessionView", "WorkItemView",
+    },
+    "venus.speech": {
+        "AudioSpeechOutput", "EchoCanceller", "EchoEstimate", "EchoOptions", "Heard",
+        "OutputControl", "PlaybackReport", "PlaybackStatus", "SpeechOutput",
+        "SpeechOutputOptions", "TimedTextOutput", "Utterance", "split_pieces",
     },
     "venus.testing": {
-        "FakeFrontend", "FakeMemory", "FakeMoment", "FakeSpeechOutput", "FakeVideoSource",
+        "FakeAnswer", "FakeFrontend", "FakeMemory", "FakeMoment", "FakeSpeechOutput", "FakeVideoSource",
         "fake_chunk",
     },
 }

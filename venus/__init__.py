@@ -1,9 +1,14 @@
-"""venus: the full-duplex runtime (timeline, frontends, harness, sessions) on top of ``memory``."""
+"""venus: the full-duplex runtime (timeline, frontends, harness, sessions) on top of ``memory``.
+
+`assistant` assembles a ready session (speech output, perception, duplex I/O, frontend,
+harness); the other names are the seams and data types to build your own parts.
+"""
 
 from venus.capabilities import builtin_capabilities
 from venus.clock import Clock, SimulatedClock, WallClock
 from venus.events import ControlToken, DelegationAction, DeliveryPolicy, FloorAction, WorkState
-from venus.frontend import Decision, DelegationRequest, Frontend, SessionView
+from venus.factory import AssistantModels, AssistantOptions, assistant
+from venus.frontend import Decision, DelegationRequest, DuplexFrame, Frontend, SessionView
 from venus.harness import (
     Capability,
     CapabilityContext,
@@ -17,7 +22,7 @@ from venus.harness import (
     WorkResult,
     capability,
 )
-from venus.runtime import Session, SessionOptions, SessionSummary, SpeechOutput
+from venus.runtime import DuplexIO, Session, SessionOptions, SessionSummary, SpeechOutput
 from venus.timeline import Timeline, TimelineEntry
 
 def _version() -> str:
@@ -33,10 +38,11 @@ def _version() -> str:
 __version__ = _version()
 
 __all__ = [
-    "Capability", "CapabilityContext", "CapabilityRegistry", "Clock", "ControlToken", "Decision",
-    "DelegationAction", "DelegationRequest", "DeliveryPolicy", "EvidenceSnapshot", "FloorAction",
-    "Frontend", "Harness", "HarnessOptions", "MemoryView", "RetryPolicy", "Session",
-    "SessionOptions", "SessionSummary", "SessionView", "SimulatedClock", "SpeechOutput",
-    "Timeline", "TimelineEntry", "WallClock", "WorkItem", "WorkResult", "WorkState",
-    "__version__", "builtin_capabilities", "capability",
+    "AssistantModels", "AssistantOptions", "Capability", "CapabilityContext",
+    "CapabilityRegistry", "Clock", "ControlToken", "Decision", "DelegationAction",
+    "DelegationRequest", "DeliveryPolicy", "DuplexFrame", "DuplexIO", "EvidenceSnapshot",
+    "FloorAction", "Frontend", "Harness", "HarnessOptions", "MemoryView", "RetryPolicy",
+    "Session", "SessionOptions", "SessionSummary", "SessionView", "SimulatedClock",
+    "SpeechOutput", "Timeline", "TimelineEntry", "WallClock", "WorkItem", "WorkResult",
+    "WorkState", "__version__", "assistant", "builtin_capabilities", "capability",
 ]

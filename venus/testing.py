@@ -16,21 +16,22 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memory.media import SAMPLE_RATE, Frame, VideoChunk
-from venus.frontend.base import Decision, SessionView
-from venus.runtime.speech import PlaybackStatus, Utterance
-from venus.runtime.text_speech import TimedTextOutput
+from venus.frontend.base import Decision, DuplexFrame, SessionView
+from venus.speech.base import PlaybackStatus, Utterance
+from venus.speech.text import TimedTextOutput
 
-__all__ = ["FakeFrontend", "FakeMemory", "FakeMoment", "FakeSpeechOutput", "FakeVideoSource",
+__all__ = ["FakeAnswer", "FakeFrontend", "FakeMemory", "FakeMoment", "FakeSpeechOutput", "FakeVideoSource",
            "fake_chunk"]
 
-Script = Callable[[VideoChunk, SessionView], Decision]
+Script = Callable[[DuplexFrame, SessionView], Decision]
 
 
 class FakeFrontend:
-    """A frontend that plays a script: ``{chunk index: Decision or fn(chunk, view)}``.
+    """A frontend that plays a script: ``{chunk index: Decision or fn(frame, view)}``.
 
-    Chunks without an entry get ``default`` (a Decision or a function). Every view it was
-    given is kept in ``views`` so tests can check what the frontend saw, and when.
+    Chunks without an entry get ``default`` (a Decision or a function); a function gets
+    the `DuplexFrame` (``frame.index``, ``frame.chunk``, ...) and the view. Every view it
+    was given is kept in ``views`` so tests can check what the frontend saw, and when.
     """
 
     name = "fake"
@@ -40,11 +41,18 @@ class FakeFrontend:
         self.script = dict(script or {})
         self.default = default or Decision()
         self.views: list[SessionView] = []
+        self.closed = False
 
-    def step(self, chunk: VideoChunk, view: SessionView) -> Decision:
+    def decide(self, frame: DuplexFrame, view: SessionView) -> Decision:
         self.views.append(view)
-        entry = self.script.get(chunk.index, self.default)
-        return entry(chunk, view) if callable(entry) else entry
+        entry = self.script.get(frame.index, self.default)
+        return entry(frame, view) if callable(entry) else entry
+
+    def reset(self) -> None:
+        self.views.clear()
+
+    def close(self) -> None:
+        self.closed = True
 
 
 class FakeVideoSource:
@@ -116,6 +124,24 @@ class FakeMemory:
     def moments(self, start: float, end: float) -> Sequence[FakeMoment]:
         return sorted((m for m in self.items if m.end > start and m.start < end),
                       key=lambda m: m.start)
+
+    def answer(self, question: str, at: float | None = None, k: int = 3) -> FakeAnswer:
+        """The best moment by word overlap, quoted with its time (any time: a fake
+        memory holds only what it was given)."""
+        hits = self.search(question, k=1)
+        if not hits:
+            return FakeAnswer("I have not seen anything about that yet.")
+        best = hits[0]
+        return FakeAnswer(f"At {int(best.start) // 60}:{int(best.start) % 60:02d}, "
+                          f"{best.text or best.transcript}", (best,))
+
+
+@dataclass(frozen=True)
+class FakeAnswer:
+    """A `venus.harness.MemoryAnswer`."""
+
+    text: str
+    citations: tuple[FakeMoment, ...] = ()
 
 
 class FakeSpeechOutput(TimedTextOutput):

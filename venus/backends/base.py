@@ -62,8 +62,11 @@ class BackendDecision:
 
 @runtime_checkable
 class ModelBackend(Protocol):
-    """A model with a running context: one decision per second, `reset` to start over."""
+    """A model with a running context: one decision per second, `reset` to start over,
+    `close` to release it (a connection, a cache)."""
 
     def decide(self, chunk: ChunkInput) -> BackendDecision: ...
 
     def reset(self) -> None: ...
+
+    def close(self) -> None: ...

@@ -100,6 +100,10 @@ class TransformersBackend:
         self._next_pos = 0  # next rotary position (M-RoPE families)
         self.rebuilds = 0  # times the context was re-encoded (overflow, unstable template)
 
+    def close(self) -> None:
+        """Drop the KV cache (the model itself is freed with the backend)."""
+        self._cache, self._cached, self._fed = None, 0, ""
+
     @property
     def context_tokens(self) -> int:
         return self._cached

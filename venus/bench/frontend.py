@@ -136,9 +136,9 @@ def run(args: argparse.Namespace) -> BenchReport:
         for kind in kinds:
             result = run_scenario(parse_scenario(scenario_doc(kind, rng, f"{kind}-{i}")),
                                   models=models)
-            steps.extend(result.frontend.step_seconds)
-            waits.extend(result.frontend.asr_wait_seconds)
-            _lags(result.frontend.perception.asr.finished, lags, live_lags)
+            steps.extend(result.session.step_seconds)
+            waits.extend(result.session.asr_wait_seconds)
+            _lags(result.duplex.perception.asr.finished, lags, live_lags)
             if len(result.turns) < 2:  # the assistant never answered: no overlap happened
                 right[kind].append(False)
                 rows.append([f"{kind}-{i}", "(never placed: no answer)", "-", "WRONG", ""])

@@ -1,10 +1,11 @@
 """Running a system under test over FDB sample folders, as a live stream in simulated time.
 
 Composition layer of `venus.eval` (above `fdb`): `stream_audio` feeds a 16 kHz signal to
-a `venus.runtime.Session` one second at a time on a `SimulatedClock`, exactly as a live
+the assistant (`venus.assistant`: the embedded frontend, its `AudioSpeechOutput` and the
+built-in capabilities) one second at a time on a `SimulatedClock`, exactly as a live
 microphone would (the session never sees a chunk before its time; an optional video
-track adds frames), with the embedded frontend, its `AudioSpeechOutput` and the built-in
-capabilities, answering from a notes memory (`venus.eval.notes`). `run_sample` does it for one folder's ``input.wav`` (and
+track adds frames), answering from a `memory.NotesMemory` of the notes
+(`venus.eval.notes`). `run_sample` does it for one folder's ``input.wav`` (and
 ``clean_input.wav`` unless ``clean_output.wav`` already exists) and writes
 ``output.wav`` (sample-aligned: same start, same length), ``output.json`` (the assistant's
 own words at their played times, FDB's transcript schema, ``"source": "self"``) and
@@ -68,47 +69,36 @@ class _AudioSource:
         return iter(open_video(self.video, fps=1.0))
 
 
-def _memory(notes: list[dict[str, Any]]):
-    from venus.eval.notes import NotesMemory
+def _memory(notes: list[dict[str, Any]], models):
+    from memory import NotesMemory
+    from venus.factory import shared_models
 
-    return NotesMemory(notes)
+    return NotesMemory(notes, embedder=(models or shared_models()).embedder)
 
 
 def stream_audio(audio: np.ndarray, *, models=None, video: str | None = None,
                  notes: list[dict[str, Any]] | None = None, mode: str = "omni",
                  timeline_path: Path | None = None, session_id: str = "fdb") -> StreamRun:
-    """Run the embedded frontend over ``audio`` as a live stream in simulated time."""
-    from venus.capabilities import builtin_capabilities
+    """Run the assistant (`venus.assistant`) over ``audio`` as a live stream in simulated time."""
     from venus.clock import SimulatedClock
-    from venus.frontend.embedded import EmbeddedFrontend
-    from venus.perception import PerceptionConfig, UserPerception
-    from venus.runtime import Session, SessionOptions
-    from venus.scenario import shared_models
-    from venus.speech import AudioSpeechOutput
+    from venus.factory import AssistantOptions, assistant
+    from venus.runtime import SessionOptions
     from venus.timeline import Timeline
 
-    models = models or shared_models()
-    output = AudioSpeechOutput(synthesizer=models.tts)
-    memory = _memory(notes if notes is not None else NOTES)
-    perception = UserPerception(PerceptionConfig(deterministic=True), detector=models.detector,
-                                transcriber=models.transcriber, embedder=models.embedder,
-                                faces=mode == "omni" and video is not None)
-    frontend = EmbeddedFrontend(output, memory=memory, perception=perception, mode=mode)
+    memory = _memory(notes if notes is not None else NOTES, models)
     if timeline_path is not None:
         timeline_path.unlink(missing_ok=True)
     timeline = Timeline(session_id, timeline_path)
-    session = Session(frontend, _AudioSource(audio, video), clock=SimulatedClock(),
-                      capabilities=builtin_capabilities(), speech=output, memory=memory,
-                      timeline=timeline, session_id=session_id,
-                      options=SessionOptions(drain_s=1.0))
-    try:
-        session.run()
-    finally:
-        frontend.close()  # joins its ASR worker
+    options = AssistantOptions(session=SessionOptions(drain_s=1.0))
+    with assistant(memory, mode=mode, clock=SimulatedClock(), timeline=timeline,
+                   session_id=session_id, options=options, models=models) as session:
+        session.run(_AudioSource(audio, video))
+    output = session.speech
     played = np.zeros(len(audio), np.float32)
     wave = output.waveform()
     played[:min(len(audio), len(wave))] = wave[:len(audio)]
-    return StreamRun(played, assistant_words(output, timeline, played), timeline, frontend)
+    return StreamRun(played, assistant_words(output, timeline, played), timeline,
+                     session.frontend)
 
 
 def assistant_words(output, timeline, played: np.ndarray) -> list[TranscriptWord]:

@@ -1,128 +1,115 @@
 """The seam between the session loop and a conversational frontend.
 
-Above `venus.events` and `venus.timeline`, below the harness and the session. A frontend
-(rule policy, omni model, remote server) implements `Frontend`: after every one-second
-chunk the session calls ``step(chunk, view)`` and the frontend returns a `Decision`:
-a control token, speech to queue, a floor action, requests for background work, and
-what it perceived in the chunk (speech detected, words, overlap kind). The `SessionView`
-it receives is causal: it holds nothing recorded after the chunk's end.
+Above `venus.events`, `venus.timeline`, `venus.speech`, `venus.perception` and the
+harness's request types; below the runtime. A frontend (rule policy, omni model, remote
+server) is policy only: the runtime's duplex I/O (`venus.runtime.DuplexIO`) removes the
+assistant's echo from each one-second chunk, perceives the user, runs the overlap gate
+and plays the output; after every chunk the session calls ``decide(frame, view)`` with
+the resulting `DuplexFrame`, and the frontend returns a `Decision`: a control token,
+speech to queue, a floor action, requests for background work, and what it perceived in
+the chunk (speech detected, words, overlap kind). The `SessionView` it receives is
+causal: it holds nothing recorded after the chunk's end.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from memory.media import VideoChunk
-from venus.events import (
-    ControlToken,
-    DelegationAction,
-    DeliveryPolicy,
-    Event,
-    FloorAction,
-    SpeechDetected,
-    Verdict,
-    WorkResult,
-    WorkState,
-)
+from venus.events import ControlToken, Event, FloorAction, SpeechDetected
+from venus.harness.requests import DelegationRequest, ResultOffer, WorkItemView
+from venus.perception.types import PerceptionFrame
+from venus.speech.base import Heard
 from venus.timeline import TimelineEntry
 
 __all__ = [
-    "ControlToken", "Decision", "DelegationRequest", "FloorAction", "Frontend",
-    "ResultOffer", "SessionView", "WorkItemView",
+    "ControlToken", "Decision", "DelegationRequest", "DuplexFrame", "FloorAction", "Frontend",
+    "Overlap", "ResultOffer", "SessionView", "WorkItemView",
 ]
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """User speech over the assistant's audible output, as the runtime's gate saw it.
+
+    Open from the ``onset`` until the frontend classifies it (an `OverlapClassified`
+    in its decision, or a floor action): ``quiet`` when the voice was well below the
+    calibrated user at the onset, ``ended_at`` once the VAD confirmed its offset.
+    """
+
+    onset: float
+    quiet: bool = False
+    ended_at: float | None = None
+
+
+@dataclass(frozen=True)
+class DuplexFrame:
+    """One chunk as the runtime's duplex I/O hands it to the frontend.
+
+    ``chunk`` is the input with the assistant's own voice removed from its audio (echo
+    cancellation against what the output played); ``perception`` what live perception
+    made of it (None in a session without perception, e.g. with fakes); ``overlap`` the
+    open overlap episode, if any; ``speaking`` whether the output still has speech
+    playing or queued after playing up to the chunk's end; ``heard`` what the user has
+    heard so far of the utterance at the cursor (outputs with word timings only).
+    """
+
+    chunk: VideoChunk
+    perception: PerceptionFrame | None = None
+    overlap: Overlap | None = None
+    speaking: bool = False
+    heard: Heard | None = None
+
+    @property
+    def index(self) -> int:
+        return self.chunk.index
+
+    @property
+    def start(self) -> float:
+        return self.chunk.start
+
+    @property
+    def end(self) -> float:
+        return self.chunk.end
 
 
 @runtime_checkable
 class Frontend(Protocol):
-    """A conversational frontend: one decision per chunk, never blocking on background work."""
+    """A conversational frontend: policy only, one decision per chunk, never blocking on
+    background work (the runtime owns the audio path; the frontend decides)."""
 
     name: str
 
-    def step(self, chunk: VideoChunk, view: SessionView) -> Decision:
-        """Decide what to do after ``chunk`` given the session so far."""
+    def decide(self, frame: DuplexFrame, view: SessionView) -> Decision:
+        """Decide what to do after ``frame`` given the session so far."""
 
+    def reset(self) -> None:
+        """Forget the conversation so far (a new one starts)."""
 
-@dataclass(frozen=True)
-class DelegationRequest:
-    """Ask the harness for background work, or decide about an earlier item.
-
-    Use the constructors: ``DelegationRequest.new("search_memory", {"query": ...})``,
-    ``.cancel(item_id)``, ``.revise(item_id, {"query": ...})``, ``.retry(item_id)``,
-    ``.retain(item_id)``, ``.replace(item_id, "other_capability", {...})``.
-    """
-
-    action: DelegationAction = DelegationAction.REQUEST
-    capability: str | None = None
-    arguments: dict[str, Any] = field(default_factory=dict)
-    target: str | None = None
-    policy: DeliveryPolicy | None = None  # None: the capability's default
-    request_id: str | None = None  # None: the harness numbers requests per session
-
-    @classmethod
-    def new(cls, capability: str, arguments: dict[str, Any] | None = None, *,
-            policy: DeliveryPolicy | None = None) -> DelegationRequest:
-        return cls(DelegationAction.REQUEST, capability, dict(arguments or {}), policy=policy)
-
-    @classmethod
-    def cancel(cls, item_id: str) -> DelegationRequest:
-        return cls(DelegationAction.CANCEL, target=item_id)
-
-    @classmethod
-    def retain(cls, item_id: str) -> DelegationRequest:
-        return cls(DelegationAction.RETAIN, target=item_id)
-
-    @classmethod
-    def retry(cls, item_id: str) -> DelegationRequest:
-        return cls(DelegationAction.RETRY, target=item_id)
-
-    @classmethod
-    def revise(cls, item_id: str, arguments: dict[str, Any]) -> DelegationRequest:
-        return cls(DelegationAction.REVISE, arguments=dict(arguments), target=item_id)
-
-    @classmethod
-    def replace(cls, item_id: str, capability: str,
-                arguments: dict[str, Any] | None = None) -> DelegationRequest:
-        return cls(DelegationAction.REPLACE, capability, dict(arguments or {}), target=item_id)
+    def close(self) -> None:
+        """Release what the frontend holds (a model, a connection); safe to call twice."""
 
 
 @dataclass(frozen=True)
 class Decision:
-    """What the frontend does after one chunk."""
+    """What the frontend does after one chunk.
+
+    ``topic``: when given, what the conversation is about from now on (the runtime hands
+    it to perception for the topical cue of later speech).
+    """
 
     token: ControlToken = ControlToken.LISTEN
     speech: str | None = None  # text to queue for playout
     floor: FloorAction | None = None
     delegations: tuple[DelegationRequest, ...] = ()
     perceived: tuple[Event, ...] = ()  # SpeechDetected, UserWordsTranscribed, OverlapClassified
+    topic: tuple[str, ...] | None = None
 
     @property
     def user_speaking(self) -> bool:
         """The frontend heard the user speak in this chunk (the user holds the floor)."""
         return any(isinstance(e, SpeechDetected) for e in self.perceived)
-
-
-@dataclass(frozen=True)
-class WorkItemView:
-    """A background work item as the frontend sees it."""
-
-    item_id: str
-    capability: str
-    state: WorkState
-    arguments: dict[str, Any]
-    requested_at: float
-
-
-@dataclass(frozen=True)
-class ResultOffer:
-    """A finished result waiting in this session's private channel."""
-
-    item_id: str
-    capability: str
-    result: WorkResult
-    verdict: Verdict
-    policy: DeliveryPolicy
-    speech: str  # what would be spoken (revised wording when the verdict is REVISE)
 
 
 @dataclass(frozen=True)

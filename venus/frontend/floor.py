@@ -1,9 +1,10 @@
-"""Floor control for overlapping speech: the fast gate and the overlap classifier.
+"""Floor control for overlapping speech: the overlap classifier.
 
-Policy layer under `venus.frontend.embedded` (data + pure functions + one small state
-object; no models). Overlap while the assistant speaks is handled in two stages:
+Policy layer under `venus.frontend.embedded` (data + pure functions; no models). Overlap
+while the assistant speaks is handled in two stages:
 
-1. **Gate** (`OverlapGate`, 32 ms resolution, inside the chunk): at a detected user onset
+1. **Gate** (`venus.runtime.OverlapGate`, in the runtime's duplex I/O, 32 ms resolution,
+   inside the chunk, for every frontend): at a detected user onset
    the output is *ducked* ``duck_after_s`` later (Silero confirms an onset 64 ms after it
    starts, so 0.12 s lands within the 100-300 ms the design asks for) and, unless the new
    voice is much quieter than the calibrated user (a TV, a far talker) or has already
@@ -50,29 +51,17 @@ from venus.perception.types import AddresseeCues
 
 _MURMUR = re.compile(r"^\W*((m+|h?m+h?m+|mhm+|uh+|um+|ah+|oh+|hm+)\W*)+$")
 
-__all__ = ["FloorPolicy", "Overlap", "OverlapFacts", "OverlapGate", "classify_overlap",
-           "is_for_assistant", "leading_name"]
+__all__ = ["FloorPolicy", "OverlapFacts", "classify_overlap", "is_for_assistant",
+           "leading_name"]
 
 
 @dataclass(frozen=True)
 class FloorPolicy:
-    """Thresholds of the two-stage overlap handling (see the module docstring)."""
+    """Thresholds of the overlap classifier (stage two; the gate's are
+    `venus.runtime.GatePolicy`)."""
 
-    duck_after_s: float = 0.12
-    pause_after_s: float = 0.30
-    quiet_db: float = 8.0
     max_undecided_s: float = 2.5
     min_interrupt_words: int = 2
-
-
-@dataclass
-class Overlap:
-    """One episode of user speech over the assistant's output."""
-
-    onset: float
-    quiet: bool = False
-    ended_at: float | None = None
-    kind: OverlapKind | None = None
 
 
 @dataclass(frozen=True)
@@ -173,49 +162,3 @@ def is_for_assistant(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> bo
     kind = classify_overlap(OverlapFacts(f.cues, f.quiet, True, f.duration, f.words,
                                          f.face_toward_camera), policy)
     return kind is OverlapKind.INTERRUPTION
-
-
-class OverlapGate:
-    """Stage one: duck, then pause, the output at a user onset while it plays.
-
-    ``output`` is anything with ``duck/pause/cancel_scheduled`` taking session times
-    (`venus.speech.AudioSpeechOutput`). The gate only schedules; the output applies the
-    actions at their samples when it plays past them.
-    """
-
-    def __init__(self, output, policy: FloorPolicy = FloorPolicy(),
-                 offset_delay_s: float = 0.25) -> None:
-        self.output = output
-        self.policy = policy
-        self.offset_delay_s = offset_delay_s  # how late the VAD confirms an offset
-        self.episode: Overlap | None = None
-
-    def onset(self, at: float, quiet: bool) -> Overlap:
-        """User speech began at ``at`` while the assistant was speaking."""
-        if self.episode is None:
-            self.episode = Overlap(at, quiet)
-            self.output.duck(at + self.policy.duck_after_s)
-            if not quiet:
-                self.output.pause(at + self.policy.pause_after_s)
-        return self.episode
-
-    def offset(self, at: float) -> None:
-        """User speech ended at ``at``; a pause not yet reached is not needed."""
-        ep = self.episode
-        if ep is None:
-            return
-        ep.ended_at = at
-        if at + self.offset_delay_s < ep.onset + self.policy.pause_after_s:
-            self.output.cancel_scheduled("pause")
-
-    def release(self, at: float) -> None:
-        """The overlap was harmless: full gain and playback again from ``at``."""
-        self.output.cancel_scheduled("pause")
-        self.output.cancel_scheduled("duck")
-        self.output.resume(at)
-        self.output.unduck(at)
-        self.episode = None
-
-    def clear(self) -> None:
-        """The floor was yielded (the output is stopped): forget the episode."""
-        self.episode = None

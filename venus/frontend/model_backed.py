@@ -1,9 +1,11 @@
 """`ModelFrontend`: the `Frontend` Protocol on top of any `venus.backends.ModelBackend`.
 
-Above `venus.frontend.base`, `venus.perception` and `venus.backends`. Per chunk it
-perceives the user (`UserPerception`: speech boundaries and words), hands the model one
-second (frames, the words new in that second, whether the assistant is speaking, notes
-about background results) and maps the model's control token onto a `Decision`:
+Above `venus.frontend.base`, `venus.perception` and `venus.backends`. Policy only: the
+runtime's duplex I/O removes the assistant's echo, perceives the user (speech boundaries
+and words) and runs the overlap gate, as for every frontend. Per chunk this frontend
+hands the model one second (frames, the words new in that second, whether the assistant
+is speaking, notes about background results) and maps the model's control token onto a
+`Decision`:
 
 * ``<|speak|>``: queue the reply text; while already speaking, continue speaking;
 * ``<|listen|>``: stay silent; while speaking *and* the user spoke in this chunk, the
@@ -29,9 +31,10 @@ from venus.events import (
     SpeechDetected,
     UserWordsTranscribed,
 )
-from venus.frontend.base import Decision, SessionView
+from venus.errors import ConfigError
+from venus.frontend.base import Decision, DuplexFrame, SessionView
 from venus.frontend.failures import BackendFailures
-from venus.perception import PerceptionFrame, UserPerception
+from venus.perception import PerceptionFrame
 
 __all__ = ["ModelFrontend"]
 
@@ -41,16 +44,15 @@ logger = logging.getLogger(__name__)
 class ModelFrontend:
     """A `Frontend` whose control decisions come from a model backend.
 
-    ``perception`` defaults to a fresh `UserPerception` (real VAD and Whisper);
-    ``max_frames`` frames of each chunk (the latest) go to the model.
+    ``max_frames`` frames of each chunk (the latest) go to the model. The session's
+    duplex I/O must perceive the user (`venus.assistant` builds it so).
     """
 
     name = "model"
 
-    def __init__(self, backend: ModelBackend, perception: UserPerception | None = None, *,
-                 max_frames: int = 1, name: str | None = None, say_after: int = 3) -> None:
+    def __init__(self, backend: ModelBackend, *, max_frames: int = 1, name: str | None = None,
+                 say_after: int = 3) -> None:
         self.backend = backend
-        self.perception = perception if perception is not None else UserPerception()
         self.max_frames = max_frames
         if name:
             self.name = name
@@ -62,12 +64,20 @@ class ModelFrontend:
 
     def reset(self) -> None:
         self.backend.reset()
-        self.perception.reset()
         self._given, self._previous, self._seen_offers = 0, [], set()
         self.failures.reset()
 
-    def step(self, chunk: VideoChunk, view: SessionView) -> Decision:
-        frame = self.perception.feed(chunk)
+    def close(self) -> None:
+        """Release the backend (a connection, a loaded model)."""
+        self.backend.close()
+
+    def decide(self, duplex: DuplexFrame, view: SessionView) -> Decision:
+        frame = duplex.perception
+        if frame is None:
+            raise ConfigError(f"{type(self).__name__} needs live perception of the user: build "
+                              f"the session with venus.assistant(frontend=...), or give Session "
+                              f"a DuplexIO(output, perception=UserPerception())")
+        chunk: VideoChunk = duplex.chunk
         words = self._new_words(frame)
         images = tuple(f.image for f in chunk.frames[-self.max_frames:]) if self.max_frames else ()
         item = ChunkInput(chunk.start, chunk.end, images, words, view.speaking, self._notes(view),

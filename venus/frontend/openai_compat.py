@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from venus.backends.openai_compat import OpenAICompatibleBackend, OpenAICompatibleConfig
 from venus.frontend.model_backed import ModelFrontend
-from venus.perception import UserPerception
 
 __all__ = ["OpenAICompatibleConfig", "OpenAICompatibleFrontend"]
 
@@ -23,13 +22,9 @@ class OpenAICompatibleFrontend(ModelFrontend):
 
     name = "openai_compatible"
 
-    def __init__(self, config: OpenAICompatibleConfig | None = None,
-                 perception: UserPerception | None = None, *,
+    def __init__(self, config: OpenAICompatibleConfig | None = None, *,
                  backend: OpenAICompatibleBackend | None = None, max_frames: int = 1,
                  say_after: int = 3) -> None:
         self.config = config or OpenAICompatibleConfig()
-        super().__init__(backend or OpenAICompatibleBackend(self.config), perception,
-                         max_frames=max_frames, say_after=say_after)
-
-    def close(self) -> None:
-        self.backend.close()
+        super().__init__(backend or OpenAICompatibleBackend(self.config), max_frames=max_frames,
+                         say_after=say_after)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from venus.backends.transformers_model import TransformersBackend, TransformersConfig
 from venus.frontend.model_backed import ModelFrontend
-from venus.perception import UserPerception
 
 __all__ = ["TransformersConfig", "TransformersFrontend"]
 
@@ -25,8 +24,7 @@ class TransformersFrontend(ModelFrontend):
 
     name = "transformers"
 
-    def __init__(self, config: TransformersConfig, perception: UserPerception | None = None, *,
+    def __init__(self, config: TransformersConfig, *,
                  backend: TransformersBackend | None = None, max_frames: int = 1) -> None:
-        super().__init__(backend or TransformersBackend(config), perception,
-                         max_frames=max_frames)
+        super().__init__(backend or TransformersBackend(config), max_frames=max_frames)
         self.config = config

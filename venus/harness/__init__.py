@@ -1,8 +1,9 @@
 """The Harness: asynchronous delegation for the dual-loop runtime.
 
 Layers inside this package (each imports only those above it in this list):
-``workitem`` and ``context`` (data) -> ``capability``, ``tasks``, ``channel``,
-``reintegration`` -> ``dispatch``, ``recovery`` -> ``harness`` (composition).
+``workitem``, ``context`` and ``requests`` (data) -> ``capability``, ``tasks``, ``channel``,
+``reintegration`` -> ``dispatch``, ``recovery`` -> ``link`` and ``harness`` (composition).
+A session reaches the harness only through the `SessionLink` that `Harness.attach` returns.
 See docs/harness.md for a guide and an example of a user-registered capability.
 """
 
@@ -24,16 +25,19 @@ from venus.harness.capability import (
     capability,
 )
 from venus.harness.channel import BackgroundChannel
-from venus.harness.context import CapabilityContext, MemoryMoment, MemoryView
+from venus.harness.context import CapabilityContext, MemoryAnswer, MemoryMoment, MemoryView
 from venus.harness.harness import Harness, HarnessOptions
+from venus.harness.link import SessionLink, Tick
 from venus.harness.reintegration import FreshnessPolicy
+from venus.harness.requests import DelegationRequest, ResultOffer, WorkItemView
 from venus.harness.tasks import TaskOwner
 from venus.harness.workitem import TRANSITIONS, LifecycleError, WorkItem
 
 __all__ = [
     "TRANSITIONS", "ArgumentsInvalid", "BackgroundChannel", "Capability", "CapabilityContext",
-    "CapabilityRegistry", "Citation", "DeliveryPolicy", "EvidenceSnapshot", "FreshnessPolicy",
-    "Harness", "HarnessOptions", "LifecycleError", "MalformedOutput", "MemoryMoment",
-    "MemoryView", "RetryPolicy", "TaskOwner", "Verdict", "WorkError", "WorkItem", "WorkResult",
-    "WorkState", "capability",
+    "CapabilityRegistry", "Citation", "DelegationRequest", "DeliveryPolicy", "EvidenceSnapshot",
+    "FreshnessPolicy", "Harness", "HarnessOptions", "LifecycleError", "MalformedOutput",
+    "MemoryAnswer", "MemoryMoment", "MemoryView", "ResultOffer", "RetryPolicy", "SessionLink", "TaskOwner",
+    "Tick", "Verdict", "WorkError", "WorkItem", "WorkItemView", "WorkResult", "WorkState",
+    "capability",
 ]

@@ -1,9 +1,11 @@
 """What a capability sees when it runs: its `CapabilityContext` and the `MemoryView` seam.
 
-Data types at the bottom of the harness. `MemoryView` is the slice of the video memory
-(``memory.VideoMemory``) the built-in capabilities use: retrieval, a time range of chunk
-summaries and a version that grows with each ingested chunk. Any object with these
-members works, e.g. `venus.testing.FakeMemory`.
+Data types at the bottom of the harness. `MemoryView` is the memory as the runtime sees
+it: retrieval, a time range of chunk summaries and a version that grows with each
+ingested chunk (what the built-in capabilities use), and a direct answer (what the
+embedded frontend speaks). ``memory.VideoMemory`` (video watched) and
+``memory.NotesMemory`` (notes given) implement it; `venus.testing.FakeMemory` is the
+fake for tests.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from venus.clock import Clock
 from venus.errors import CapabilityFailure
 from venus.events import EvidenceSnapshot
 
-__all__ = ["CapabilityContext", "MemoryMoment", "MemoryView"]
+__all__ = ["CapabilityContext", "MemoryAnswer", "MemoryMoment", "MemoryView"]
 
 
 @runtime_checkable
@@ -33,8 +35,15 @@ class MemoryMoment(Protocol):
 
 
 @runtime_checkable
+class MemoryAnswer(Protocol):
+    """A direct answer (``memory.Answer`` has this member and its citations)."""
+
+    text: str
+
+
+@runtime_checkable
 class MemoryView(Protocol):
-    """The memory API capabilities rely on."""
+    """The memory API the runtime relies on."""
 
     @property
     def version(self) -> int:
@@ -46,6 +55,10 @@ class MemoryView(Protocol):
 
     def moments(self, start: float, end: float) -> Sequence[MemoryMoment]:
         """Chunk summaries overlapping ``[start, end)``, in time order."""
+
+    def answer(self, question: str, at: float | None = None, k: int = 3) -> MemoryAnswer:
+        """A short reply to ``question`` asked at ``at``, quoting up to ``k`` moments
+        (it says it has not seen it when nothing matches)."""
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@
 Top of the harness package; composes capabilities, channels, the dispatcher and the
 reintegration rules. The session calls it synchronously and it never blocks:
 
+Sessions reach it only through the `SessionLink` that `Harness.attach` returns.
+
 * **capture** (`Harness.submit`): bind a `DelegationRequest` to its session's channel,
   validate arguments against the capability's schema (nothing runs otherwise), detect
   duplicates of in-flight work, fix an `EvidenceSnapshot`, and queue a `WorkItem`;
@@ -38,11 +40,12 @@ from venus.events import (
     WorkItemStateChanged,
     WorkState,
 )
-from venus.frontend.base import DelegationRequest, ResultOffer
+from venus.harness.requests import DelegationRequest, ResultOffer
 from venus.harness.capability import ArgumentsInvalid, Capability, CapabilityRegistry, canonical_key
 from venus.harness.channel import BackgroundChannel
 from venus.harness.context import MemoryView
 from venus.harness.dispatch import Dispatcher
+from venus.harness.link import SessionLink
 from venus.harness.recovery import restore_items
 from venus.harness.reintegration import (
     Conversation,
@@ -89,8 +92,9 @@ class Harness:
     # -- sessions ------------------------------------------------------------------
 
     def attach(self, session_id: str, timeline: Timeline,
-               memory: MemoryView | None = None) -> BackgroundChannel:
-        """Open the private channel of a session; restores items from its timeline."""
+               memory: MemoryView | None = None) -> SessionLink:
+        """Open the private channel of a session (restoring its items from its timeline)
+        and return the session's `SessionLink`, its only way in."""
         if session_id in self.channels:
             raise ValueError(f"session {session_id!r} is already attached to this harness")
         channel = BackgroundChannel(session_id, timeline, memory,
@@ -98,7 +102,7 @@ class Harness:
                                     keyframes=self.options.keyframes)
         restore_items(channel, self.registry)
         self.channels[session_id] = channel
-        return channel
+        return SessionLink(self, channel)
 
     async def detach(self, channel: BackgroundChannel, reason: str = "session ended") -> None:
         """Stop a session's work: running items and undelivered results end CANCELLED."""

@@ -125,6 +125,11 @@ class UserPerception:
         """What the conversation is about, for the topical cue (None clears it)."""
         self._topic.set_context(texts)
 
+    @property
+    def context(self) -> tuple[str, ...]:
+        """The conversation context the topical cue compares speech with."""
+        return self._topic.context
+
     def calibrate(self, audio: np.ndarray) -> float:
         """Set the user's level from a sample of them speaking; returns it in dBFS."""
         return self.calibration.calibrate(as_audio(audio))

@@ -1,23 +1,29 @@
 """The Session: the dual loop of one conversation on one causal timeline.
 
-Top of the runtime (composition). The **foreground loop** takes one-second
-`memory.media.VideoChunk`s from a source and, after each, asks the `Frontend` for a
-`Decision`, which it applies: perceived events and the control token go on the timeline,
-speech is queued or stopped, delegation requests go to the `Harness`. The **background
-loop** is the harness: its tasks run on the same event loop, and the foreground only ever
-makes non-blocking calls into it, so a capability that takes 30 s never delays a chunk.
-At every chunk boundary the session also polls speech playback (acknowledgements),
-notices memory updates and lets the harness reintegrate finished results.
+Top of the runtime (composition): ``Session = clock + DuplexIO(output, echo, gate) +
+Frontend.decide(frame, view) -> Decision + SessionLink(harness)``. The **foreground
+loop** takes one-second `memory.media.VideoChunk`s from a source; each goes through the
+session's `DuplexIO` (echo removal, perception, the overlap gate, playback up to the
+chunk's end) and the resulting frame to the `Frontend`, whose `Decision` the session
+applies: perceived events and the control token go on the timeline, speech is queued or
+stopped, delegation requests go to the harness through the session's `SessionLink`. The
+**background loop** is the harness: its tasks run on the same event loop, and the
+foreground only ever makes non-blocking calls into it, so a capability that takes 30 s
+never delays a chunk. At every chunk boundary the session also polls speech playback
+(acknowledgements), notices memory updates and ticks the link (reintegration of
+finished results).
 
 A file source is paced by the clock at one chunk per second of media time (``pace=True``);
 a live source paces itself (``pace=False``). With a `SimulatedClock` an hour of session
 runs in seconds and the timeline is the same on every run. `Session.run` is the sync
-wrapper of `Session.arun`.
+wrapper of `Session.arun`. A session is a context manager: leaving it closes the frontend
+and the duplex I/O (perception's ASR worker). `venus.assistant` builds a whole one.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import AsyncIterable, Iterable
 from dataclasses import dataclass
 from os import PathLike
@@ -25,7 +31,7 @@ from typing import Any
 
 from memory.errors import MemoryToolkitError
 from memory.media import VideoChunk
-from venus.clock import Clock, WallClock
+from venus.clock import Clock, WallClock, perf_seconds
 from venus.errors import ConfigError
 from venus.events import (
     EVENT_TYPES,
@@ -43,13 +49,12 @@ from venus.events import (
     SpeechPlayed,
     SpeechQueued,
     SpeechStopped,
-    WorkState,
 )
 from venus.frontend.base import Decision, Frontend, ResultOffer
-from venus.harness import Harness, MemoryView
-from venus.runtime.speech import PlaybackReport, PlaybackStatus, SpeechOutput, Utterance
-from venus.runtime.text_speech import TimedTextOutput
+from venus.harness import Harness, MemoryView, SessionLink, Tick
+from venus.runtime.duplex import DuplexIO
 from venus.runtime.view import build_view
+from venus.speech.base import PlaybackReport, PlaybackStatus, SpeechOutput, Utterance
 from venus.timeline import Timeline
 
 __all__ = ["Session", "SessionOptions", "SessionSummary"]
@@ -57,7 +62,6 @@ __all__ = ["Session", "SessionOptions", "SessionSummary"]
 logger = logging.getLogger(__name__)
 
 _STOPPING = (FloorAction.YIELD_FLOOR, FloorAction.STOP_OUTPUT, FloorAction.REVISE_RESPONSE)
-_RUNNING = (WorkState.QUEUED, WorkState.RUNNING, WorkState.COMPLETED, WorkState.FAILED)
 
 
 @dataclass(frozen=True)
@@ -82,29 +86,40 @@ class SessionSummary:
 
 
 class Session:
-    """One conversation: a source, a frontend, speech output and a (possibly shared) harness.
+    """One conversation: a source, a frontend, its duplex I/O and a (possibly shared) harness.
 
-    Without ``harness`` the session makes its own from ``capabilities`` and closes it at
-    the end; a shared harness is only detached from. ``timeline`` may be a `Timeline`
-    (e.g. `Timeline.load` of a stopped session: its work items come back INTERRUPTED), a
-    path for a new JSONL file, or None for an in-memory timeline.
+    ``duplex`` is the audio path (`DuplexIO`); without it the session plays ``speech``
+    (default: a `venus.speech.TimedTextOutput`) with no perception, which suits scripted
+    frontends (`venus.testing.FakeFrontend`). Without ``harness`` the session makes its
+    own from ``capabilities`` and closes it at the end; a shared harness is only
+    detached from. ``timeline`` may be a `Timeline` (e.g. `Timeline.load` of a stopped
+    session: its work items come back INTERRUPTED), a path for a new JSONL file, or None
+    for an in-memory timeline. ``source`` may also be given to `run` / `arun`.
     """
 
-    def __init__(self, frontend: Frontend, source: Iterable[VideoChunk] | AsyncIterable[VideoChunk],
+    def __init__(self, frontend: Frontend,
+                 source: Iterable[VideoChunk] | AsyncIterable[VideoChunk] | None = None,
                  *, clock: Clock | None = None, harness: Harness | None = None,
                  capabilities: Iterable[Any] = (), speech: SpeechOutput | None = None,
-                 memory: MemoryView | None = None,
+                 duplex: DuplexIO | None = None, memory: MemoryView | None = None,
                  timeline: Timeline | str | PathLike | None = None,
                  session_id: str = "session", options: SessionOptions | None = None) -> None:
+        if not isinstance(frontend, Frontend):
+            raise ConfigError(f"{frontend!r} is not a venus.frontend.Frontend: it needs a name, "
+                              f"decide(frame, view) -> Decision, reset() and close()")
+        if duplex is not None and speech is not None and duplex.output is not speech:
+            raise ConfigError("give the speech output either as speech= or inside duplex=, "
+                              "not two different ones")
         self.frontend = frontend
         self.source = source
+        self.duplex = duplex or DuplexIO(speech)
         self.clock = clock or (harness.clock if harness else WallClock())
         if harness is not None and harness.clock is not self.clock:
             raise ConfigError("the session and its shared harness must use the same clock; "
                               "pass clock=harness.clock")
         self._owns_harness = harness is None
         self.harness = harness or Harness(list(capabilities), self.clock)
-        self.speech = speech or TimedTextOutput()
+        self.speech = self.duplex.output
         self.memory = memory
         self.timeline = (timeline if isinstance(timeline, Timeline)
                          else Timeline(session_id, timeline))
@@ -115,17 +130,50 @@ class Session:
         self._view_seq = 0
         self._utterances = 0
         self._memory_version: int | None = None
+        self.link: SessionLink | None = None
+        # Wall time per chunk of hearing + deciding as it runs live (bench): in
+        # deterministic mode the time spent blocked on due ASR results is left out (kept
+        # in asr_wait_seconds), since a live step never waits for the worker.
+        self.step_seconds: deque[float] = deque(maxlen=100_000)
+        self.asr_wait_seconds: deque[float] = deque(maxlen=100_000)
 
-    def run(self) -> SessionSummary:
+    # -- lifetime ----------------------------------------------------------------------
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the frontend and the duplex I/O (joins perception's ASR worker)."""
+        try:
+            self.frontend.close()
+        finally:
+            self.duplex.close()
+
+    def run(self, source: Iterable[VideoChunk] | AsyncIterable[VideoChunk] | None = None
+            ) -> SessionSummary:
         """Run the whole session on its clock (sync wrapper of `arun`)."""
-        return self.clock.run(self.arun())
+        return self.clock.run(self.arun(source))
 
-    async def arun(self) -> SessionSummary:
+    async def arun(self, source: Iterable[VideoChunk] | AsyncIterable[VideoChunk] | None = None
+                   ) -> SessionSummary:
+        """Run the session over ``source`` (or the one given at construction)."""
+        if source is not None:
+            self.source = source
+        if self.source is None:
+            raise ConfigError("the session has no source: pass one to run(source) or Session(...)")
         self._origin = self.clock.now() - self.timeline.last_time  # a resumed session continues
         self.timeline.bind_clock(self.now)
         self._view_seq = self.timeline.next_seq
-        self.channel = self.harness.attach(self.session_id, self.timeline, self.memory)
-        self.timeline.record(SessionStarted(self.clock.kind, getattr(self.frontend, "name", "?")))
+        self.link = self.harness.attach(self.session_id, self.timeline, self.memory)
+        self.timeline.record(SessionStarted(self.clock.kind, self.frontend.name))
         reason = "cancelled"
         try:
             reason = await self._foreground()
@@ -189,17 +237,31 @@ class Session:
         self._on_reports(self.speech.poll(self.now()))  # playback up to the chunk boundary
         self.timeline.record(ChunkReceived(chunk.index, chunk.start, chunk.end, chunk.has_audio,
                                            len(chunk.frames)))
-        offers, context = self._background_tick()
-        view = build_view(self.timeline, self.channel, chunk_index=chunk.index,
+        tick = self._background_tick()
+        view = build_view(self.timeline, self.link, chunk_index=chunk.index,
                           since_seq=self._view_seq, speaking=self.speech.busy,
-                          offers=offers, context=context)
+                          offers=tick.offers, context=tick.context)
         self._view_seq = self.timeline.next_seq
-        decision = await self.clock.run_sync(self.frontend.step, chunk, view)
-        self.harness.acknowledge_context(self.channel)
+        decision = await self.clock.run_sync(self._decide, chunk, view)
+        self.link.acknowledge_context()
         self._apply(decision, chunk.index)
-        self._honour_stops()
-        self._deliver(offers, user_speaking=decision.user_speaking)
-        self.harness.check()
+        self._honour_stops(self.link.take_stop())
+        self._deliver(tick.offers, user_speaking=decision.user_speaking)
+        self.link.check()
+
+    def _decide(self, chunk: VideoChunk, view) -> Decision:
+        """Hear the chunk through the duplex I/O, let the frontend decide, settle the gate."""
+        asr = self.duplex.perception.asr if self.duplex.perception is not None else None
+        began, waited = perf_seconds(), asr.waited_s if asr is not None else 0.0
+        try:
+            frame = self.duplex.hear(chunk)
+            decision = self.frontend.decide(frame, view)
+            self.duplex.settle(decision, chunk.end)
+            return decision
+        finally:
+            wait = asr.waited_s - waited if asr is not None else 0.0
+            self.asr_wait_seconds.append(wait)
+            self.step_seconds.append(perf_seconds() - began - wait)
 
     def _apply(self, decision: Decision, index: int) -> None:
         for event in decision.perceived:
@@ -215,27 +277,26 @@ class Session:
         if decision.speech:
             self._say(decision.speech)
         for request in decision.delegations:
-            self.harness.submit(self.channel, request)
+            self.link.submit(request)
 
     # -- background side, seen from the foreground -----------------------------------
 
-    def _background_tick(self) -> tuple[list[ResultOffer], list[ResultOffer]]:
+    def _background_tick(self) -> Tick:
         memory = self.memory
         if memory is not None and memory.version != self._memory_version:
             self._memory_version = memory.version
             self.timeline.record(MemoryUpdated(memory.version))
-        offers, context = self.harness.reintegrate(self.channel)
-        self._honour_stops()
-        return offers, context
+        tick = self.link.tick()
+        self._honour_stops(tick.stop)
+        return tick
 
-    def _honour_stops(self) -> None:
-        if self.channel.stops:  # a result being spoken was cancelled: stop it now
-            self.channel.stops.clear()
+    def _honour_stops(self, stop: bool) -> None:
+        if stop:  # a result being spoken was cancelled: stop it now
             self._stop("delivery cancelled")
 
-    def _deliver(self, offers: list[ResultOffer], *, user_speaking: bool) -> None:
-        chosen = self.harness.to_speak(self.channel, offers, assistant_speaking=self.speech.busy,
-                                       user_speaking=user_speaking)
+    def _deliver(self, offers: tuple[ResultOffer, ...], *, user_speaking: bool) -> None:
+        chosen = self.link.choose(offers, assistant_speaking=self.speech.busy,
+                                  user_speaking=user_speaking)
         for offer in chosen:
             if offer.policy is DeliveryPolicy.INTERRUPT and self.speech.busy:
                 self._stop("interrupted by a background result")
@@ -247,7 +308,7 @@ class Session:
         self.speech.queue(Utterance(uid, text, item_id), self.now())
         self.timeline.record(SpeechQueued(uid, text, item_id))
         if item_id is not None:
-            self.harness.delivering(self.channel, item_id, uid)
+            self.link.delivering(item_id, uid)
         self._on_reports(self.speech.poll(self.now()))
 
     def _stop(self, reason: str) -> None:
@@ -259,14 +320,12 @@ class Session:
             if report.status is PlaybackStatus.STARTED:
                 self.timeline.record(SpeechPlayed(uid), at)
             elif report.status is PlaybackStatus.FINISHED:
-                item_id = self.channel.speaking.get(uid)
-                self.timeline.record(PlaybackAcknowledged(uid, item_id), at)
-                self.harness.on_playback(self.channel, uid, complete=True)
+                self.timeline.record(PlaybackAcknowledged(uid, self.link.delivered_by(uid)), at)
+                self.link.on_playback(report)
             else:
                 self.timeline.record(SpeechStopped(uid, report.heard_fraction, reason or "stopped"),
                                      at)
-                self.harness.on_playback(self.channel, uid, complete=False,
-                                         heard_fraction=report.heard_fraction)
+                self.link.on_playback(report)
 
     # -- after the source ------------------------------------------------------------
 
@@ -276,25 +335,23 @@ class Session:
         while self._busy() and self.now() < deadline:
             await self.clock.sleep(self.options.tick_s)
             self._on_reports(self.speech.poll(self.now()))
-            offers, _ = self._background_tick()
-            self._deliver(offers, user_speaking=False)
-            self.harness.check()
+            tick = self._background_tick()
+            self._deliver(tick.offers, user_speaking=False)
+            self.link.check()
 
     def _busy(self) -> bool:
-        return self.speech.busy or any(i.state in _RUNNING for i in self.channel.open())
+        return self.speech.busy or self.link.busy
 
     async def _finish(self, reason: str) -> None:
         self._stop("session ended")
-        await self.harness.detach(self.channel, "session ended")
+        await self.link.close("session ended")
         self.timeline.record(SessionEnded(reason, self.chunks))
         if self._owns_harness:
             await self.harness.aclose()
         self.timeline.close()
 
     def _summary(self, reason: str) -> SessionSummary:
-        items = self.channel.items.values()
+        delivered, cancelled = self.link.counts()
         path = str(self.timeline.path) if self.timeline.path else None
-        return SessionSummary(
-            self.session_id, self.chunks, reason,
-            delivered=sum(i.state is WorkState.DELIVERED for i in items),
-            cancelled=sum(i.state is WorkState.CANCELLED for i in items), timeline_path=path)
+        return SessionSummary(self.session_id, self.chunks, reason, delivered=delivered,
+                              cancelled=cancelled, timeline_path=path)

@@ -1,11 +1,11 @@
-"""Running a scenario: the embedded frontend in a simulated-time session, files out.
+"""Running a scenario: the assistant in a simulated-time session, files out.
 
-Composition on top of `venus.scenario`: builds the assistant's `AudioSpeechOutput`, the
-`EmbeddedFrontend`, a video memory (ingested from the scenario's video, or the scenario's
-``notes``), the `SimulatedRoom` and a `Session` on a `SimulatedClock` with the built-in
-capabilities, runs it, and writes ``input.wav`` (the microphone), ``output.wav`` (the
-assistant, sample-aligned with the input: same start, same length) and
-``timeline.jsonl``. `ScenarioModels` carries the models so repeated runs load them once.
+Composition on top of `venus.scenario`: assembles the assistant with `venus.assistant`
+(its memory ingested live from the scenario's video, or a `memory.NotesMemory` of the
+scenario's ``notes``), the `SimulatedRoom` as its source, runs it, and writes
+``input.wav`` (the microphone), ``output.wav`` (the assistant, sample-aligned with the
+input: same start, same length) and ``timeline.jsonl``. `ScenarioModels` (the
+assistant's `venus.AssistantModels`) carries the models so repeated runs load them once.
 """
 
 from __future__ import annotations
@@ -14,20 +14,20 @@ import logging
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import cache
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from memory import VideoMemory
 from memory.audio import write_wav
 from memory.media import SAMPLE_RATE
-from venus.capabilities import builtin_capabilities
 from venus.clock import Clock, SimulatedClock
-from venus.frontend.embedded import EmbeddedFrontend
-from venus.perception import PerceptionConfig, UserPerception
-from venus.runtime import Session, SessionOptions, SessionSummary
+from venus.factory import AssistantModels, AssistantOptions, assistant, shared_models
+from venus.frontend.base import Frontend
+from venus.harness import MemoryView
+from venus.perception import PerceptionConfig
+from venus.runtime import DuplexIO, Session, SessionOptions, SessionSummary
 from venus.scenario.room import PlacedTurn, SimulatedRoom
 from venus.scenario.schema import Scenario
 from venus.speech import AudioSpeechOutput, SpeechOutputOptions
@@ -37,43 +37,8 @@ __all__ = ["ScenarioModels", "ScenarioRun", "run_scenario", "shared_models", "wr
 
 logger = logging.getLogger(__name__)
 
-
-@dataclass
-class ScenarioModels:
-    """The models a scenario run needs, loaded on first use and then reused."""
-
-    _cache: dict[str, Any] = field(default_factory=dict)
-
-    def _get(self, name: str, make) -> Any:
-        if name not in self._cache:
-            self._cache[name] = make()
-        return self._cache[name]
-
-    @property
-    def tts(self):
-        from memory.models import EspeakSynthesizer
-        return self._get("tts", EspeakSynthesizer)
-
-    @property
-    def detector(self):
-        from memory.models import SileroSpeechDetector
-        return self._get("vad", SileroSpeechDetector)
-
-    @property
-    def transcriber(self):
-        from venus.perception.transcription import user_transcriber
-        return self._get("asr", user_transcriber)
-
-    @property
-    def embedder(self):
-        from memory.models import MiniLMEmbedder
-        return self._get("embedder", MiniLMEmbedder)
-
-
-@cache
-def shared_models() -> ScenarioModels:
-    """One `ScenarioModels` per process."""
-    return ScenarioModels()
+ScenarioModels = AssistantModels
+"""The models a scenario run needs (the assistant's; loaded once, then reused)."""
 
 
 @dataclass
@@ -87,7 +52,12 @@ class ScenarioRun:
     output_audio: np.ndarray
     turns: list[PlacedTurn]
     output: AudioSpeechOutput
-    frontend: EmbeddedFrontend
+    frontend: Frontend
+    session: Session
+
+    @property
+    def duplex(self) -> DuplexIO:
+        return self.session.duplex
 
     def silent_after(self, t: float, level: float = 1e-3, hold_s: float = 0.2) -> float | None:
         """The first time at or after ``t`` from which the output stays below ``level``
@@ -103,7 +73,7 @@ class ScenarioRun:
 
 
 def run_scenario(scenario: Scenario, out_dir: str | Path | None = None, *,
-                 models: ScenarioModels | None = None, memory: Any = None,
+                 models: ScenarioModels | None = None, memory: MemoryView | None = None,
                  output_options: SpeechOutputOptions | None = None, clock: Clock | None = None,
                  on_entry: Callable[[TimelineEntry], None] | None = None) -> ScenarioRun:
     """Run ``scenario`` (in simulated time unless ``clock`` is given, e.g. a `WallClock`)
@@ -119,37 +89,34 @@ def run_scenario(scenario: Scenario, out_dir: str | Path | None = None, *,
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "timeline.jsonl").unlink(missing_ok=True)
-    output = AudioSpeechOutput(output_options, synthesizer=models.tts)
-    memory = memory if memory is not None else _memory(scenario, out)
-    on_video = memory.add if _is_live(memory) else None
-    perception = UserPerception(
-        PerceptionConfig(assistant_name=scenario.assistant_name,
-                         other_names=tuple(scenario.other_names),
-                         deterministic=clock is None or clock.kind == "simulated"),
-        detector=models.detector, transcriber=models.transcriber, embedder=models.embedder,
-        faces=scenario.mode == "omni")
-    frontend = EmbeddedFrontend(output, memory=memory, perception=perception, mode=scenario.mode)
-    video = _video(scenario)
-    room = SimulatedRoom(scenario, models.tts, output=output, video=video, on_video=on_video)
+    live = None if memory is not None else _live_memory(scenario, out)
+    memory = memory if memory is not None else live or _notes(scenario, models)
     timeline = Timeline(scenario.name, out / "timeline.jsonl" if out else None)
     if on_entry is not None:
         timeline.subscribe(on_entry)
-    session = Session(frontend, room, clock=clock or SimulatedClock(), capabilities=builtin_capabilities(),
-                      speech=output, memory=memory, timeline=timeline, session_id=scenario.name,
-                      options=SessionOptions(drain_s=30.0))
+    options = AssistantOptions(
+        perception=PerceptionConfig(assistant_name=scenario.assistant_name,
+                                    other_names=tuple(scenario.other_names)),
+        voice=output_options, session=SessionOptions(drain_s=30.0))
     try:
-        summary = session.run()
+        with assistant(memory, mode=scenario.mode, clock=clock or SimulatedClock(),
+                       timeline=timeline, session_id=scenario.name, options=options,
+                       models=models) as session:
+            output = session.speech
+            room = SimulatedRoom(scenario, models.tts, output=output, video=_video(scenario),
+                                 on_video=live.add if live is not None else None)
+            summary = session.run(room)
     finally:
-        frontend.close()  # joins its ASR worker
-        if _is_live(memory):
-            memory.close()
+        if live is not None:
+            live.close()
     mic = room.input_audio()
     played = _aligned(output.waveform(), len(mic))
     if out is not None:
         write_wav(out / "input.wav", mic)
         write_wav(out / "output.wav", played)
     return ScenarioRun(scenario, summary, timeline, mic, played,
-                       [p for p in room.placed if p is not None], output, frontend)
+                       [p for p in room.placed if p is not None], output, session.frontend,
+                       session)
 
 
 def _aligned(audio: np.ndarray, n: int) -> np.ndarray:
@@ -166,20 +133,19 @@ def _video(scenario: Scenario):
     return open_video(scenario.video, fps=1.0)
 
 
-def _is_live(memory: Any) -> bool:
-    return memory is not None and hasattr(memory, "add") and hasattr(memory, "close")
-
-
-def _memory(scenario: Scenario, out: Path | None):
-    if scenario.notes:
-        from venus.testing import FakeMemory, FakeMoment
-
-        return FakeMemory([FakeMoment(n.start, n.end, n.text, n.transcript, n.ocr_text)
-                           for n in scenario.notes])
-    if not (scenario.video and scenario.memory):
+def _notes(scenario: Scenario, models: ScenarioModels) -> MemoryView | None:
+    if not scenario.notes:
         return None
-    from memory import VideoMemory
+    from venus.testing import FakeMemory, FakeMoment
 
+    return FakeMemory([FakeMoment(n.start, n.end, n.text, n.transcript, n.ocr_text)
+                       for n in scenario.notes])
+
+
+def _live_memory(scenario: Scenario, out: Path | None) -> VideoMemory | None:
+    """A video memory grown from the chunks the session watches (no notes, a video)."""
+    if scenario.notes or not (scenario.video and scenario.memory):
+        return None
     where = out / "memory" if out else Path(tempfile.mkdtemp(prefix="venus-scenario-"))
     if out is not None and where.is_dir():
         shutil.rmtree(where)  # our own output of an earlier run: start afresh

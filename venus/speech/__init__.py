@@ -1,16 +1,27 @@
-"""Speech output for the assistant: TTS in short pieces behind a playout queue with a
-cursor on session time, atomic stop/flush, ducking and pausing at sample resolution,
-word-level playback acknowledgement, and echo control against the played signal.
+"""Speech output for the assistant: the output seams, TTS in short pieces behind a playout
+queue with a cursor on session time, atomic stop/flush, ducking and pausing at sample
+resolution, word-level playback acknowledgement, and echo control against the played signal.
 
-Layers inside the package: ``pieces`` (text) -> ``echo`` (numpy) -> ``output``
-(`AudioSpeechOutput`, implementing `venus.runtime.SpeechOutput`).
+Layers inside the package: ``base`` (the `SpeechOutput` / `OutputControl` Protocols and
+their data) -> ``pieces`` (text), ``echo`` (numpy) -> ``text`` (`TimedTextOutput`) and
+``output`` (`AudioSpeechOutput`).
 """
 
+from venus.speech.base import (
+    Heard,
+    OutputControl,
+    PlaybackReport,
+    PlaybackStatus,
+    SpeechOutput,
+    Utterance,
+)
 from venus.speech.echo import EchoCanceller, EchoEstimate, EchoOptions
-from venus.speech.output import AudioSpeechOutput, Heard, SpeechOutputOptions
+from venus.speech.output import AudioSpeechOutput, SpeechOutputOptions
 from venus.speech.pieces import split_pieces
+from venus.speech.text import TimedTextOutput
 
 __all__ = [
     "AudioSpeechOutput", "EchoCanceller", "EchoEstimate", "EchoOptions", "Heard",
-    "SpeechOutputOptions", "split_pieces",
+    "OutputControl", "PlaybackReport", "PlaybackStatus", "SpeechOutput", "SpeechOutputOptions",
+    "TimedTextOutput", "Utterance", "split_pieces",
 ]

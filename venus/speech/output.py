@@ -1,7 +1,7 @@
 """`AudioSpeechOutput`: the embedded TTS behind a playout queue with a cursor on session time.
 
-Implements the runtime's `venus.runtime.SpeechOutput` seam with real audio. Above
-`venus.speech.pieces`; below the frontends that steer it. Each queued utterance is cut
+Implements `venus.speech.base.OutputControl` (and so `SpeechOutput`) with real audio.
+Above `venus.speech.pieces` and `base`; the runtime's duplex I/O steers it. Each queued utterance is cut
 into short pieces (sentences, clauses) and each piece is synthesized just before it plays.
 Playback is a deterministic function of session time: the output keeps a *committed
 horizon* (the sample up to which the played waveform is final) and renders into one
@@ -39,10 +39,10 @@ import numpy as np
 
 from memory.media import SAMPLE_RATE
 from memory.models.base import Speech, SpeechSynthesizer
-from venus.runtime.speech import PlaybackReport, PlaybackStatus, Utterance
+from venus.speech.base import Heard, PlaybackReport, PlaybackStatus, Utterance
 from venus.speech.pieces import split_pieces
 
-__all__ = ["AudioSpeechOutput", "Heard", "SpeechOutputOptions"]
+__all__ = ["AudioSpeechOutput", "SpeechOutputOptions"]
 
 logger = logging.getLogger(__name__)
 
@@ -61,23 +61,6 @@ class SpeechOutputOptions:
     duck_db: float = -15.0
     max_piece_words: int = 14
     input_lag_s: float = 1.25
-
-
-@dataclass(frozen=True)
-class Heard:
-    """What the user heard of one utterance: its words up to the cut, and how it ended."""
-
-    utterance_id: str
-    text: str
-    heard_text: str
-    fraction: float
-    status: PlaybackStatus
-
-    @property
-    def unheard_text(self) -> str:
-        """The rest of the utterance after the last word heard."""
-        words, heard = self.text.split(), len(self.heard_text.split())
-        return " ".join(words[heard:])
 
 
 @dataclass

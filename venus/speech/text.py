@@ -1,5 +1,7 @@
 """`TimedTextOutput`: a `SpeechOutput` that "plays" text at a speaking rate in session time.
 
+Behaviour layer of `venus.speech`, above `base`.
+
 The default speech output of a session without audio (text demos, evaluation, tests): it
 keeps a playout queue and decides from session times alone what has started, finished
 or been cut, so playback acknowledgements are exact and deterministic.
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from venus.runtime.speech import PlaybackReport, PlaybackStatus, Utterance
+from venus.speech.base import PlaybackReport, PlaybackStatus, Utterance
 
 __all__ = ["TimedTextOutput"]
 

@@ -1,0 +1,175 @@
+"""The runtime's duplex I/O: every frontend gets echo removal, perception, the overlap gate
+and the output, with real eSpeak, Silero and Whisper; the frontend only decides."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory.media import SAMPLE_RATE, VideoChunk
+from venus import AssistantOptions, SimulatedClock, assistant
+from venus.backends import BackendDecision, ChunkInput
+from venus.errors import ConfigError
+from venus.events import (
+    ControlToken,
+    OverlapClassified,
+    OverlapKind,
+    SpeechDetected,
+    SpeechStopped,
+)
+from venus.factory import shared_models
+from venus.frontend import Decision
+from venus.frontend.embedded import EmbeddedFrontend
+from venus.frontend.model_backed import ModelFrontend
+from venus.perception import PerceptionConfig, UserPerception
+from venus.runtime import DuplexIO, DuplexOptions, Session, SessionOptions
+from venus.scenario import SimulatedRoom, parse_scenario
+from venus.speech import AudioSpeechOutput, TimedTextOutput, Utterance
+from venus.testing import FakeFrontend, FakeVideoSource, fake_chunk
+
+ANSWER = ("Leaves make sugar from sunlight in a process called photosynthesis, and the "
+          "sugar feeds the whole plant through the long summer days.")
+
+
+class ScriptedBackend:
+    """A `venus.backends.ModelBackend` that hears: it speaks the answer first, keeps
+    speaking while its audio is quiet, and listens (stops for the user) when it is loud.
+    Its audio must be free of the assistant's own voice, or it would stop for itself."""
+
+    def __init__(self) -> None:
+        self.inputs: list[ChunkInput] = []
+
+    def decide(self, chunk: ChunkInput) -> BackendDecision:
+        self.inputs.append(chunk)
+        if len(self.inputs) == 1:
+            return BackendDecision(ControlToken.SPEAK, ANSWER)
+        loud = chunk.audio is not None and float(np.sqrt(np.mean(np.square(chunk.audio)))) > 0.02
+        return BackendDecision(ControlToken.LISTEN if loud or chunk.words else ControlToken.SPEAK)
+
+    def reset(self) -> None:
+        self.inputs.clear()
+
+    def close(self) -> None:
+        pass
+
+
+def _entries(session, kind):
+    return [(e.time, e.event) for e in session.timeline if isinstance(e.event, kind)]
+
+
+def test_a_model_frontend_gets_echo_removal_and_the_gate():
+    backend = ScriptedBackend()
+    scenario = parse_scenario({"name": "model", "echo": {"gain_db": -6, "delay_ms": 30},
+                               "tail_s": 3, "turns": [
+                                   {"after_assistant": 2.0, "text": "Wait, what do the roots do?"}]})
+    models = shared_models()
+    with assistant(frontend=ModelFrontend(backend), mode="audio", clock=SimulatedClock(),
+                   session_id="model", models=models,
+                   options=AssistantOptions(session=SessionOptions(drain_s=0.0))) as session:
+        room = SimulatedRoom(scenario, models.tts, output=session.speech)
+        session.run(room)
+    user = room.placed[0]
+    # The assistant's own voice reached the microphone, but no user speech was heard in it.
+    detected = [e for _, e in _entries(session, SpeechDetected)]
+    assert detected and all(e.end > user.start for e in detected), detected
+    # The gate silenced the output within 0.5 s of the user's onset, before the model's
+    # decision at the chunk boundary, and the model's <|listen|> then yielded the floor.
+    wave = session.speech.waveform()
+    a = round((user.start + 0.5) * SAMPLE_RATE)
+    assert np.abs(wave[round((user.start - 0.5) * SAMPLE_RATE):round(user.start * SAMPLE_RATE)]).max() > 0.05
+    assert np.abs(wave[a:a + SAMPLE_RATE // 4]).max() < 1e-3
+    stopped = [e for _, e in _entries(session, SpeechStopped) if e.reason != "session ended"]
+    assert stopped and stopped[0].heard_fraction < 1.0
+    assert any("roots" in c.words.lower() for c in backend.inputs)  # and the user's words
+
+
+@pytest.fixture(scope="module")
+def models():
+    return shared_models()
+
+
+def _duplex(models) -> tuple[DuplexIO, AudioSpeechOutput]:
+    output = AudioSpeechOutput(synthesizer=models.tts)
+    perception = UserPerception(PerceptionConfig(), detector=models.detector,
+                                transcriber=models.transcriber, faces=False)
+    return DuplexIO(output, perception, DuplexOptions(partials="overlap")), output
+
+
+def _silent(i: int) -> VideoChunk:
+    return VideoChunk(i, float(i), float(i + 1), (), np.zeros(SAMPLE_RATE, np.float32))
+
+
+def test_settle_releases_a_harmless_overlap_and_closes_an_interruption(models):
+    for kind, resumes in ((OverlapKind.BACKCHANNEL, True), (OverlapKind.INTERRUPTION, False)):
+        duplex, output = _duplex(models)
+        try:
+            output.queue(Utterance("u1", ANSWER), 0.0)
+            duplex.hear(_silent(0))
+            duplex.gate.onset(1.2, quiet=False)  # as if the VAD had found the user at 1.2 s
+            frame = duplex.hear(_silent(1))
+            assert frame.overlap is not None and frame.overlap.onset == 1.2 and output.paused
+            duplex.settle(Decision(perceived=(OverlapClassified(kind, "mm-hmm"),)), 2.0)
+            assert duplex.gate.episode is None
+            duplex.hear(_silent(2))
+            playing = bool(np.abs(output.rendered(2.0, 3.0)).max() > 0.05)
+            assert playing is resumes  # an interruption stays paused until the session stops it
+        finally:
+            duplex.close()
+
+
+def test_the_decisions_topic_reaches_perception_with_no_overlap_open(models):
+    duplex, _ = _duplex(models)
+    try:
+        duplex.settle(Decision(topic=("What do roots do?", "Roots take up water.")), 1.0)
+        assert duplex.perception.context == ("What do roots do?", "Roots take up water.")
+    finally:
+        duplex.close()
+
+
+def test_without_an_audio_output_or_perception_the_chunk_passes_through():
+    duplex = DuplexIO(TimedTextOutput())
+    chunk = fake_chunk(3, has_audio=True)
+    frame = duplex.hear(chunk)
+    assert frame.chunk is chunk and frame.perception is None and frame.overlap is None
+    assert duplex.gate is None and duplex.echo is None and not frame.speaking
+
+
+def test_a_frontend_that_needs_perception_says_how_to_get_it():
+    session = Session(EmbeddedFrontend(), FakeVideoSource(2), clock=SimulatedClock())
+    with pytest.raises(ConfigError, match="venus.assistant"):
+        session.run()
+
+
+def test_an_old_style_frontend_is_refused_with_the_new_protocol_named():
+    class StepOnly:
+        name = "old"
+
+        def step(self, chunk, view):
+            return Decision()
+
+    with pytest.raises(ConfigError, match="decide\\(frame, view\\)"):
+        Session(StepOnly(), FakeVideoSource(1), clock=SimulatedClock())
+
+
+def test_the_factory_wires_the_embedded_frontend_and_closes_what_it_started(models):
+    with assistant(mode="audio", clock=SimulatedClock(), models=models) as session:
+        assert isinstance(session.frontend, EmbeddedFrontend)
+        assert session.frontend.name == "embedded-audio"
+        assert session.duplex.gate is not None and session.duplex.echo is not None
+        assert session.duplex.perception.config.deterministic  # simulated time
+        assert not session.duplex.perception.config.partials  # asked for only in overlaps
+        summary = session.run(FakeVideoSource(2, has_audio=True))
+    assert summary.chunks == 2
+    with pytest.raises(RuntimeError):  # the ASR worker was joined: perception is closed
+        session.duplex.perception.asr.submit(1, "final", np.zeros(10, np.float32), 0.0, 1.0,
+                                             1.0, ())
+
+
+def test_a_scripted_frontend_needs_no_perception():
+    frontend = FakeFrontend({0: Decision(speech="Hello.")})
+    with assistant(frontend=frontend, speech=TimedTextOutput(), clock=SimulatedClock(),
+                   options=AssistantOptions(perceive=False)) as session:
+        session.run(FakeVideoSource(3))
+    assert session.duplex.perception is None and frontend.closed
+    with pytest.raises(ConfigError, match="unknown mode"):
+        assistant(mode="video")

@@ -1,0 +1,156 @@
+"""`venus.assistant`: the one place the assistant is assembled.
+
+Composition above `venus.runtime` (and below everything that runs an assistant: the
+scenario runner, the evaluation runner, the CLI, the demo app and the notebooks). It
+builds the speech output, the user's perception, the duplex I/O, the frontend (the
+embedded policy unless one is given) and the session with its harness, from a memory, a
+mode and a clock. `AssistantModels` carries the embedded models so repeated assistants in
+one process load them once (`shared_models`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from functools import cache
+from os import PathLike
+from typing import Any
+
+from venus.capabilities import builtin_capabilities
+from venus.clock import Clock, WallClock
+from venus.errors import ConfigError
+from venus.frontend.base import Frontend
+from venus.frontend.embedded import EmbeddedFrontend, EmbeddedOptions
+from venus.harness import Capability, MemoryView
+from venus.perception import PerceptionConfig, UserPerception
+from venus.runtime import DuplexIO, DuplexOptions, Session, SessionOptions
+from venus.speech import AudioSpeechOutput, SpeechOutput, SpeechOutputOptions
+from venus.timeline import Timeline
+
+__all__ = ["AssistantModels", "AssistantOptions", "assistant", "shared_models"]
+
+_MODES = ("omni", "audio")
+
+
+@dataclass
+class AssistantModels:
+    """The embedded models an assistant needs, loaded on first use and then reused:
+    ``tts`` (eSpeak NG), ``detector`` (Silero VAD), ``transcriber`` (the live user's
+    greedy Whisper), ``embedder`` (MiniLM). Pass your own in ``_cache`` by name
+    (``"tts"``, ``"vad"``, ``"asr"``, ``"embedder"``) to swap one."""
+
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    def _get(self, name: str, make) -> Any:
+        if name not in self._cache:
+            self._cache[name] = make()
+        return self._cache[name]
+
+    @property
+    def tts(self):
+        from memory.models import EspeakSynthesizer
+        return self._get("tts", EspeakSynthesizer)
+
+    @property
+    def detector(self):
+        from memory.models import SileroSpeechDetector
+        return self._get("vad", SileroSpeechDetector)
+
+    @property
+    def transcriber(self):
+        from venus.perception.transcription import user_transcriber
+        return self._get("asr", user_transcriber)
+
+    @property
+    def embedder(self):
+        from memory.models import MiniLMEmbedder
+        return self._get("embedder", MiniLMEmbedder)
+
+
+@cache
+def shared_models() -> AssistantModels:
+    """One `AssistantModels` per process."""
+    return AssistantModels()
+
+
+@dataclass(frozen=True)
+class AssistantOptions:
+    """Everything else an assistant can be told, all optional.
+
+    ``perception``: names and thresholds of the user's perception (its ``deterministic``
+    flag always follows the clock: simulated time waits for due words, a wall clock
+    never does); ``voice``: the assistant's TTS voice, rate and pitch; ``embedded``:
+    options of the embedded frontend (when no ``frontend`` is given); ``duplex``: echo
+    and gate; ``session``: pacing and the drain after the source ends; ``perceive``:
+    listen to the user (False for a frontend that takes only typed or scripted input:
+    no VAD or Whisper is loaded, and there is no overlap gate).
+    """
+
+    perception: PerceptionConfig | None = None
+    voice: SpeechOutputOptions | None = None
+    embedded: EmbeddedOptions | None = None
+    duplex: DuplexOptions | None = None
+    session: SessionOptions = field(default_factory=SessionOptions)
+    perceive: bool = True
+
+
+def assistant(memory: MemoryView | None = None, *, mode: str = "omni",
+              clock: Clock | None = None, frontend: Frontend | None = None,
+              speech: SpeechOutput | None = None,
+              capabilities: Iterable[Capability] | None = None,
+              timeline: Timeline | str | PathLike | None = None, session_id: str = "session",
+              options: AssistantOptions | None = None,
+              models: AssistantModels | None = None) -> Session:
+    """A ready assistant: a `venus.runtime.Session` (a context manager) to run on a source.
+
+    * ``memory``: what it answers from, any `venus.harness.MemoryView`
+      (``memory.VideoMemory``, ``memory.NotesMemory``); None: it says it has no memory.
+    * ``mode``: "omni" (audio + frames, the face cue) or "audio" (the Audio frontend).
+    * ``clock``: `venus.SimulatedClock` (fast, deterministic) or `venus.WallClock`
+      (live; the default).
+    * ``frontend``: another policy (a `venus.frontend.transformers.TransformersFrontend`,
+      an OpenAI-compatible one, your own); default the embedded frontend. Every frontend
+      gets the same duplex I/O: echo removal, perception, the overlap gate.
+    * ``speech``: where the voice goes; default a `venus.speech.AudioSpeechOutput`
+      (eSpeak NG, sample-aligned with the input).
+    * ``capabilities``: background work it may delegate (default: the built-ins).
+    * ``timeline``: a `venus.timeline.Timeline`, a JSONL path, or None (in memory);
+      ``session_id`` names the session.
+    * ``options``: `AssistantOptions`; ``models``: `AssistantModels` (default: the
+      process's shared ones).
+
+    Leaving the ``with`` block closes the frontend and perception's ASR worker. In a
+    script::
+
+        with venus.assistant(memory=NotesMemory.from_json("notes.json"),
+                             clock=venus.SimulatedClock()) as session:
+            summary = session.run(open_video("lecture.mp4"))
+
+    In a notebook cell (Jupyter already runs an event loop, so run the session's own
+    loop on a thread)::
+
+        with venus.assistant(memory=mem, mode="audio", clock=venus.SimulatedClock()) as session:
+            summary = await asyncio.to_thread(session.run, source)
+        session.timeline.entries   # what happened, and when
+    """
+    if mode not in _MODES:
+        raise ConfigError(f"unknown mode {mode!r}; use 'omni' or 'audio'")
+    options = options or AssistantOptions()
+    models = models or shared_models()
+    clock = clock or WallClock()
+    config = replace(options.perception or PerceptionConfig(),
+                     deterministic=clock.kind == "simulated")
+    output = speech if speech is not None else AudioSpeechOutput(options.voice,
+                                                                 synthesizer=models.tts)
+    perception = UserPerception(config, detector=models.detector,
+                                transcriber=models.transcriber, embedder=models.embedder,
+                                faces=mode == "omni") if options.perceive else None
+    if frontend is None:
+        frontend = EmbeddedFrontend(memory, mode=mode, options=options.embedded, config=config)
+    duplex = options.duplex or DuplexOptions()
+    if isinstance(frontend, EmbeddedFrontend):
+        duplex = replace(duplex, partials="overlap")  # it reads words only in overlaps
+    return Session(frontend, clock=clock,
+                   capabilities=builtin_capabilities() if capabilities is None else capabilities,
+                   duplex=DuplexIO(output, perception, duplex), memory=memory,
+                   timeline=timeline, session_id=session_id, options=options.session)
