@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory import VideoMemory
+from memory import Note, NotesMemory, VideoMemory
 from memory.audio import write_wav
 from memory.media import SAMPLE_RATE
 from venus.clock import Clock, SimulatedClock
@@ -133,13 +133,11 @@ def _video(scenario: Scenario):
     return open_video(scenario.video, fps=1.0)
 
 
-def _notes(scenario: Scenario, models: ScenarioModels) -> MemoryView | None:
+def _notes(scenario: Scenario, models: ScenarioModels) -> NotesMemory | None:
     if not scenario.notes:
         return None
-    from venus.testing import FakeMemory, FakeMoment
-
-    return FakeMemory([FakeMoment(n.start, n.end, n.text, n.transcript, n.ocr_text)
-                       for n in scenario.notes])
+    return NotesMemory([Note(n.start, n.end, n.text, n.transcript, n.ocr_text)
+                        for n in scenario.notes], embedder=models.embedder)
 
 
 def _live_memory(scenario: Scenario, out: Path | None) -> VideoMemory | None:
