@@ -54,11 +54,13 @@ def _chunks(seconds: int, speech: dict[int, str]):
 
 def _run(frontend, source):
     from venus.clock import SimulatedClock
-    from venus.runtime.session import Session, SessionOptions
+    from venus.perception import UserPerception
+    from venus.runtime import DuplexIO, Session, SessionOptions
 
-    session = Session(frontend, source, clock=SimulatedClock(),
-                      options=SessionOptions(drain_s=0.0))
-    return session, session.run()
+    with Session(frontend, source, clock=SimulatedClock(),
+                 duplex=DuplexIO(perception=UserPerception(faces=False)),
+                 options=SessionOptions(drain_s=0.0)) as session:
+        return session, session.run()
 
 
 def test_the_raw_server_rejects_parts_and_takes_strings(llama):
@@ -78,13 +80,9 @@ def test_the_raw_server_rejects_parts_and_takes_strings(llama):
 def test_a_spoken_question_gets_a_spoken_answer(llama):
     from venus.events import ErrorRecorded, SpeechPlayed, SpeechQueued, UserWordsTranscribed
     from venus.frontend.openai_compat import OpenAICompatibleFrontend
-    from venus.perception import UserPerception
 
-    frontend = OpenAICompatibleFrontend(_config(llama), UserPerception(faces=False))
-    try:
-        session, _ = _run(frontend, _chunks(10, {1: "What colour is a red square?"}))
-    finally:
-        frontend.close()
+    frontend = OpenAICompatibleFrontend(_config(llama))
+    session, _ = _run(frontend, _chunks(10, {1: "What colour is a red square?"}))
     timeline = session.timeline
     heard = " ".join(e.text for e in timeline.events(UserWordsTranscribed)).lower()
     assert "red square" in heard
@@ -100,7 +98,6 @@ def test_a_killed_server_is_one_error_and_listening_resumes(llama):
     from venus.events import ErrorRecorded, SpeechQueued
     from venus.frontend.failures import DEFAULT_NOTICE
     from venus.frontend.openai_compat import OpenAICompatibleFrontend
-    from venus.perception import UserPerception
 
     chunks = _chunks(16, {1: "What colour is a red square?", 11: "What colour is the sky?"})
 
@@ -112,11 +109,10 @@ def test_a_killed_server_is_one_error_and_listening_resumes(llama):
                 llama.start()  # back, on the same port
             yield chunk
 
-    frontend = OpenAICompatibleFrontend(_config(llama), UserPerception(faces=False))
+    frontend = OpenAICompatibleFrontend(_config(llama))
     try:
-        session, summary = _run(frontend, source())
+        session, summary = _run(frontend, source())  # the session closes the frontend
     finally:
-        frontend.close()
         llama.start()
     errors = session.timeline.events(ErrorRecorded)
     assert len(errors) == 1, [e.message for e in errors]
