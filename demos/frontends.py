@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
 from venus.errors import ConfigError
 from venus.frontend import Frontend
 from venus.harness import MemoryView

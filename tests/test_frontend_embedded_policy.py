@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from venus.events import OverlapKind
@@ -50,6 +52,25 @@ def test_leading_name_catches_a_vocative_written_as_a_sentence():
     assert leading_name("Sarah") is None
 
 
+@pytest.mark.parametrize("text", ["Wait.", "Hold on.", "Sorry.", "Stop."])
+def test_a_bare_opener_takes_the_floor(text):
+    """"Wait." alone is the first region of "Wait. What do the roots do?" (the user took a
+    breath): an interruption, never a command for someone else."""
+    assert classify_overlap(facts(text, duration=0.4, on_topic=False)) is OverlapKind.INTERRUPTION
+
+
+def test_a_question_on_partial_words_waits_unless_on_topic_or_stopped():
+    """Rule 7: partial words of speech still going on that the gate let play."""
+    ongoing = {"ended": False, "duration": 1.2}
+    assert classify_overlap(facts("Hey, nay, did you drop?", on_topic=False, **ongoing)) is None
+    assert classify_overlap(facts("Can you explain the roots?", on_topic=True, **ongoing)) \
+        is OverlapKind.INTERRUPTION
+    stopped = replace(facts("Hey, nay, did you drop?", on_topic=False, **ongoing), stopped=True)
+    assert classify_overlap(stopped) is OverlapKind.INTERRUPTION
+    # once ended, the final words decide as before
+    assert classify_overlap(facts("Did you drop it?", on_topic=False)) is OverlapKind.INTERRUPTION
+
+
 def test_undecided_while_still_talking_then_interruption_when_long():
     assert classify_overlap(facts("", ended=False, duration=0.4)) is None
     assert classify_overlap(facts("Yeah", ended=False, duration=0.5)) is None  # "yeah, but..."?
@@ -73,21 +94,37 @@ class _Recorder:
         return lambda *a: self.calls.append((name, *a))
 
 
-def test_gate_ducks_then_pauses_and_cancels_the_pause_for_a_short_blip():
+def test_gate_ducks_at_an_onset_and_keeps_playing_while_undecided():
     out = _Recorder()
-    gate = OverlapGate(out, GatePolicy(duck_after_s=0.12, pause_after_s=0.3), offset_delay_s=0.05)
+    gate = OverlapGate(out, GatePolicy(duck_after_s=0.12))
     gate.onset(5.0, quiet=False)
-    assert out.calls == [("duck", pytest.approx(5.12)), ("pause", pytest.approx(5.3))]
-    gate.offset(5.2)  # confirmed at 5.25, before the pause was due
-    assert out.calls[-1] == ("cancel_scheduled", "pause")
-    gate.release(6.0)
-    assert ("resume", 6.0) in out.calls and ("unduck", 6.0) in out.calls and gate.episode is None
+    assert out.calls == [("duck", pytest.approx(5.12))]  # ducked, never paused
+    gate.heard("Everyone", 5.55, stop=False)  # the probe read something harmless
+    gate.offset(6.2)
+    assert [c[0] for c in out.calls] == ["duck"] and gate.episode.ended_at == 6.2
+    gate.release(6.5)
+    assert ("resume", 6.5) in out.calls and ("unduck", 6.5) in out.calls and gate.episode is None
 
 
-def test_gate_only_ducks_a_quiet_voice():
+def test_gate_pauses_where_the_early_words_take_the_floor():
     out = _Recorder()
-    OverlapGate(out).onset(2.0, quiet=True)
-    assert [c[0] for c in out.calls] == ["duck"]
+    gate = OverlapGate(out)
+    gate.onset(2.0, quiet=False)
+    gate.heard("Wait.", 2.55, stop=True)
+    gate.heard("Wait, what?", 2.85, stop=True)  # already paused: once
+    assert [c for c in out.calls if c[0] == "pause"] == [("pause", 2.55)]
+    assert gate.episode.stopped and gate.episode.words == "Wait, what?"
+
+
+@pytest.mark.parametrize("words, stop", [
+    ("wait", True), ("Hold on. Hold", True), ("Sorry, sorry,", True), ("Stop! Stop.", True),
+    ("actually", True), ("Venus", True), ("and what about the", True),
+    ("Everyone", False), ("Hey, John.", False), ("Okay", False), ("MMM", False), ("", False),
+])
+def test_early_words_that_stop_the_output(words, stop):
+    from venus.frontend.floor import early_stop
+
+    assert early_stop(words, CONFIG) is stop
 
 
 @pytest.mark.parametrize("text, capability, args", [

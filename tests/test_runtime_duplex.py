@@ -72,10 +72,11 @@ def test_a_model_frontend_gets_echo_removal_and_the_gate():
     # The assistant's own voice reached the microphone, but no user speech was heard in it.
     detected = [e for _, e in _entries(session, SpeechDetected)]
     assert detected and all(e.end > user.start for e in detected), detected
-    # The gate silenced the output within 0.5 s of the user's onset, before the model's
-    # decision at the chunk boundary, and the model's <|listen|> then yielded the floor.
+    # The gate silenced the output within 0.6 s of the user's onset (the word probe read
+    # "wait"), before the model's decision at the chunk boundary, and the model's
+    # <|listen|> then yielded the floor.
     wave = session.speech.waveform()
-    a = round((user.start + 0.5) * SAMPLE_RATE)
+    a = round((user.start + 0.6) * SAMPLE_RATE)
     assert np.abs(wave[round((user.start - 0.5) * SAMPLE_RATE):round(user.start * SAMPLE_RATE)]).max() > 0.05
     assert np.abs(wave[a:a + SAMPLE_RATE // 4]).max() < 1e-3
     stopped = [e for _, e in _entries(session, SpeechStopped) if e.reason != "session ended"]
@@ -100,21 +101,48 @@ def _silent(i: int) -> VideoChunk:
 
 
 def test_settle_releases_a_harmless_overlap_and_closes_an_interruption(models):
-    for kind, resumes in ((OverlapKind.BACKCHANNEL, True), (OverlapKind.INTERRUPTION, False)):
+    for kind, released in ((OverlapKind.BACKCHANNEL, True), (OverlapKind.INTERRUPTION, False)):
         duplex, output = _duplex(models)
         try:
             output.queue(Utterance("u1", ANSWER), 0.0)
             duplex.hear(_silent(0))
             duplex.gate.onset(1.2, quiet=False)  # as if the VAD had found the user at 1.2 s
             frame = duplex.hear(_silent(1))
-            assert frame.overlap is not None and frame.overlap.onset == 1.2 and output.paused
+            assert frame.overlap is not None and frame.overlap.onset == 1.2
+            assert output.ducked and not output.paused  # ducked, still playing
+            assert np.abs(output.rendered(1.4, 2.0)).max() > 0.005
             duplex.settle(Decision(perceived=(OverlapClassified(kind, "mm-hmm"),)), 2.0)
             assert duplex.gate.episode is None
             duplex.hear(_silent(2))
-            playing = bool(np.abs(output.rendered(2.0, 3.0)).max() > 0.05)
-            assert playing is resumes  # an interruption stays paused until the session stops it
+            # an interruption is left to the session, which stops the output at once
+            assert output.ducked is not released
         finally:
             duplex.close()
+
+
+def test_a_bare_wait_over_the_answer_pauses_it_at_once(models):
+    """"Wait." ends before the first probe time and the user goes on after a breath (a new
+    VAD region): the probe reads it at its confirmed end and the output pauses there,
+    within 0.7 s of the onset, with no final transcript in yet."""
+    duplex, output = _duplex(models)
+    mic = np.zeros(4 * SAMPLE_RATE, np.float32)
+    for text, at in (("Wait.", 1.2), ("What do the roots do?", 1.9)):
+        said = models.tts.synthesize(text, "en-us", 175, 50).audio
+        a = round(at * SAMPLE_RATE)
+        mic[a:a + len(said)] += said[:len(mic) - a]
+    try:
+        output.queue(Utterance("u1", ANSWER), 0.0)
+        for i in range(3):
+            audio = mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]
+            frame = duplex.hear(VideoChunk(i, float(i), float(i + 1), (), audio))
+        assert frame.overlap is not None and frame.overlap.stopped, frame.overlap
+        assert "wait" in frame.overlap.words.lower()
+        onset = frame.overlap.onset
+        assert 1.1 <= onset <= 1.4
+        assert np.abs(output.rendered(onset - 0.5, onset)).max() > 0.005  # it was speaking
+        assert np.abs(output.rendered(onset + 0.7, 3.0)).max() < 1e-3  # paused since
+    finally:
+        duplex.close()
 
 
 def test_the_decisions_topic_reaches_perception_with_no_overlap_open(models):

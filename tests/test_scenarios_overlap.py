@@ -72,6 +72,25 @@ def _entries(run, kind):
     return [(e.time, e.event) for e in run.timeline if isinstance(e.event, kind)]
 
 
+def test_a_harmless_overlap_never_silences_the_output(overlap):
+    """Backchannel, other-directed, background: the output may duck, but a listener never
+    hears it stop for more than 0.8 s from the onset to 1 s after the overlap ends (the
+    strict RESUME rule of `venus.eval.listener`, on the output as played)."""
+    from venus.eval.listener import SILENCE_S, silences
+    from venus.eval.timing import heard_regions
+
+    kind, run = overlap
+    if kind == "interruption":
+        pytest.skip("an interruption must stop the output")
+    _, over = run.turns
+    audio = run.output_audio
+    regions = heard_regions(audio)
+    # gaps inside the answer (the silence after its last word is its end, not a stop)
+    gaps = [(a, b) for a, b in silences(regions, len(audio) / 16000)
+            if b > over.start and a < over.end + 1.0 and b < regions[-1][1]]
+    assert all(b - a <= SILENCE_S for a, b in gaps), (over.start, over.end, gaps)
+
+
 def test_each_overlap_kind_gets_the_right_action(overlap):
     kind, run = overlap
     _, over = run.turns
@@ -91,9 +110,10 @@ def test_each_overlap_kind_gets_the_right_action(overlap):
         assert heard.fraction == 1.0
         assert len(_entries(run, SpeechQueued)) == 1  # and it did not answer the overlap
         return
-    # interruption: silent within 0.5 s of the user's onset, then answers the new question
+    # interruption: silent within 0.6 s of the user's onset (the word probe read "wait"),
+    # then answers the new question
     silent = run.silent_after(over.start)
-    assert silent is not None and silent - over.start <= 0.5, silent
+    assert silent is not None and silent - over.start <= 0.6, silent
     assert [s.utterance_id for s in stopped] == [answer.utterance_id]
     assert stopped[0].heard_fraction < 1.0
     later = [(t, e) for t, e in _entries(run, SpeechQueued) if t >= over.end]
@@ -212,6 +232,6 @@ def test_an_interruption_is_still_heard_through_loud_echo():
     over = run.turns[1]
     assert [e.kind for _, e in _entries(run, OverlapClassified)] == [OverlapKind.INTERRUPTION]
     silent = run.silent_after(over.start)
-    assert silent is not None and silent - over.start <= 0.5
+    assert silent is not None and silent - over.start <= 0.6
     later = [e for t, e in _entries(run, SpeechQueued) if t >= over.end]
     assert later and "roots" in later[0].text.lower()

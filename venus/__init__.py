@@ -25,6 +25,7 @@ from venus.harness import (
 from venus.runtime import DuplexIO, Session, SessionOptions, SessionSummary, SpeechOutput
 from venus.timeline import Timeline, TimelineEntry
 
+
 def _version() -> str:
     """The installed distribution's version: pyproject.toml is the one place it is written."""
     from importlib.metadata import PackageNotFoundError, version

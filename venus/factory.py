@@ -36,8 +36,10 @@ _MODES = ("omni", "audio")
 class AssistantModels:
     """The embedded models an assistant needs, loaded on first use and then reused:
     ``tts`` (eSpeak NG), ``detector`` (Silero VAD), ``transcriber`` (the live user's
-    greedy Whisper), ``embedder`` (MiniLM). Pass your own in ``_cache`` by name
-    (``"tts"``, ``"vad"``, ``"asr"``, ``"embedder"``) to swap one."""
+    greedy Whisper), ``embedder`` (MiniLM), ``probe`` (the fast first-words reader, the
+    same Whisper with a short audio context; loaded on the first overlap). Pass your own
+    in ``_cache`` by name (``"tts"``, ``"vad"``, ``"asr"``, ``"embedder"``, ``"probe"``)
+    to swap one."""
 
     _cache: dict[str, Any] = field(default_factory=dict)
 
@@ -65,6 +67,11 @@ class AssistantModels:
     def embedder(self):
         from memory.models import MiniLMEmbedder
         return self._get("embedder", MiniLMEmbedder)
+
+    @property
+    def probe(self):
+        from venus.perception.probe import WhisperProbe
+        return self._get("probe", WhisperProbe)
 
 
 @cache
@@ -144,7 +151,8 @@ def assistant(memory: MemoryView | None = None, *, mode: str = "omni",
                                                                  synthesizer=models.tts)
     perception = UserPerception(config, detector=models.detector,
                                 transcriber=models.transcriber, embedder=models.embedder,
-                                faces=mode == "omni") if options.perceive else None
+                                faces=mode == "omni", probe=_LazyProbe(models)
+                                ) if options.perceive else None
     if frontend is None:
         frontend = EmbeddedFrontend(memory, mode=mode, options=options.embedded, config=config)
     duplex = options.duplex or DuplexOptions()
@@ -154,3 +162,13 @@ def assistant(memory: MemoryView | None = None, *, mode: str = "omni",
                    capabilities=builtin_capabilities() if capabilities is None else capabilities,
                    duplex=DuplexIO(output, perception, duplex), memory=memory,
                    timeline=timeline, session_id=session_id, options=options.session)
+
+
+class _LazyProbe:
+    """The shared word probe, loaded only when a session first needs it."""
+
+    def __init__(self, models: AssistantModels) -> None:
+        self._models = models
+
+    def transcribe(self, audio, offset: float = 0.0):
+        return self._models.probe.transcribe(audio, offset)

@@ -10,7 +10,8 @@ background speech 15-25 dB down), in voices, phrasings and delays drawn from ``-
   jobs) and the policy. Whisper runs on perception's background worker and a live step
   never waits for it; these runs are deterministic (simulated time), where a step waits
   at the chunk a result is due, and that wait is left out here
-  (``decision_wall_ms_p95`` keeps it in; ``asr_wait_ms_p95`` is the wait alone);
+  (``decision_wall_ms_p95`` keeps it in; ``asr_wait_ms_p95`` is the wait alone, for the
+  ASR worker's words and the word probe's);
 * ``stop_latency_s_p50/p95``: session time from the interrupting user's first sample to
   the first 0.2 s of silence in ``output.wav`` (interruption scenarios);
 * per kind, the share classified right *and* acted on right (``interruption_response``:
@@ -130,6 +131,7 @@ def run(args: argparse.Namespace) -> BenchReport:
     lags: list[float] = []
     live_lags: list[float] = []
     stops: list[float] = []
+    probes: list[float] = []  # wall ms of each word-probe read (the gate's early words)
     right: dict[str, list[bool]] = {k: [] for k in kinds}
     rows: list[list[Any]] = []
     for i in range(args.runs):
@@ -139,6 +141,8 @@ def run(args: argparse.Namespace) -> BenchReport:
             steps.extend(result.session.step_seconds)
             waits.extend(result.session.asr_wait_seconds)
             _lags(result.duplex.perception.asr.finished, lags, live_lags)
+            probes.extend(j.run_s * 1000 for j in result.duplex.perception.probed
+                          if j.run_s is not None)
             if len(result.turns) < 2:  # the assistant never answered: no overlap happened
                 right[kind].append(False)
                 rows.append([f"{kind}-{i}", "(never placed: no answer)", "-", "WRONG", ""])
@@ -175,6 +179,9 @@ def run(args: argparse.Namespace) -> BenchReport:
         "asr_calls": len(asr.seconds),
         "asr_ms_p50": round(percentile([x * 1000 for x in asr.seconds], 50), 1) if asr.seconds else None,
         "asr_ms_p95": round(percentile([x * 1000 for x in asr.seconds], 95), 1) if asr.seconds else None,
+        "probe_calls": len(probes),
+        "probe_ms_p50": round(percentile(probes, 50), 1) if probes else None,
+        "probe_ms_p95": round(percentile(probes, 95), 1) if probes else None,
         "final_lag_s_p50": _p(lags, 50),
         "final_lag_s_p95": _p(lags, 95),
         "final_lag_live_s_p50": _p(live_lags, 50),
@@ -187,9 +194,11 @@ def run(args: argparse.Namespace) -> BenchReport:
         figures[key] = round(sum(oks) / len(oks), 3) if oks else None
     summary = (f"decision p50 {figures['decision_ms_p50']} ms, p95 {figures['decision_ms_p95']} ms "
                f"per chunk over {len(ms)} chunks (target p95 <= 100); stop latency p50 "
-               f"{figures['stop_latency_s_p50']} s (target <= 0.5); Whisper (background worker) "
+               f"{figures['stop_latency_s_p50']} s (target <= 0.6); Whisper (background worker) "
                f"{len(asr.seconds)} calls, p50 {figures['asr_ms_p50']} ms, p95 "
-               f"{figures['asr_ms_p95']} ms; final words {figures['final_lag_s_p50']} s after "
+               f"{figures['asr_ms_p95']} ms; word probe {len(probes)} reads, p50 "
+               f"{figures['probe_ms_p50']} ms, p95 {figures['probe_ms_p95']} ms; final words "
+               f"{figures['final_lag_s_p50']} s after "
                f"the speech (live estimate {figures['final_lag_live_s_p50']} s)")
     return BenchReport("frontend", ["scenario", "overlap", "classified", "action", "stop_s"],
                        rows, summary, figures)

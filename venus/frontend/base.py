@@ -34,13 +34,17 @@ class Overlap:
     """User speech over the assistant's audible output, as the runtime's gate saw it.
 
     Open from the ``onset`` until the frontend classifies it (an `OverlapClassified`
-    in its decision, or a floor action): ``quiet`` when the voice was well below the
-    calibrated user at the onset, ``ended_at`` once the VAD confirmed its offset.
+    in its decision, or a floor action), or until the assistant's output has nothing
+    more to play: ``quiet`` when the voice was well below the calibrated user at the
+    onset, ``ended_at`` once the VAD confirmed its offset, ``words`` what the word probe
+    read of its beginning so far, ``stopped`` when the gate paused the output on them.
     """
 
     onset: float
     quiet: bool = False
     ended_at: float | None = None
+    words: str = ""
+    stopped: bool = False
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,16 @@ chunk before this frontend decides:
    `PerceptionConfig.deterministic`), loudness against the calibrated user, addressee
    cues, face cue (the omni mode only; ``mode="audio"`` is the paper's Audio frontend).
 3. **Gate** (stage one): a user onset while the assistant is audible ducks the output
-   0.12 s later and pauses it at 0.3 s unless the voice is much quieter than the user;
-   the output then plays up to the chunk's end with those actions at their samples.
+   0.12 s later and keeps it playing; the word probe reads the overlap's first words
+   and the output pauses only on words that take the floor ("wait", "hold on", the
+   assistant's name); the output then plays up to the chunk's end with those actions
+   at their samples (docs/frontend.md, "Floor control: the rules").
 
 What this frontend decides (`decide`):
 
 4. **Policy** (stage two, at the boundary): an open overlap is classified
-   (`floor.classify_overlap`); backchannel / other-directed / background resume the
-   output where it paused (CONTINUE_SPEAKING), an interruption yields the floor (the
+   (`floor.classify_overlap`); backchannel / other-directed / background release the
+   output (CONTINUE_SPEAKING), an interruption yields the floor (the
    session stops and flushes the queued output) and the new question is answered when
    the user's turn ends; if the new turn asks to repeat ("say that again"), the response
    is revised (REVISE_RESPONSE): it continues from the start of the sentence the user
@@ -117,7 +119,8 @@ class EmbeddedFrontend:
         self._turn_start: float | None = None
         self._ignore_turn = False
         self._after_interrupt = False
-        self._episode_onset: float | None = None
+        self._episode_onset: float | None = None  # the open overlap, until classified
+        self._unjudged = False  # an overlap the assistant's turn ended under, undecided
         self._episode_words: tuple[Word, ...] = ()
         self._episode_final: list[Word] = []
         self._was_speaking = False
@@ -137,6 +140,9 @@ class EmbeddedFrontend:
             raise ConfigError(_NO_PERCEPTION)
         self._faces_seen = self._faces_seen or bool(p.faces)
         ep = frame.overlap
+        if self._episode_onset is not None and (ep is None or ep.onset != self._episode_onset):
+            # Closed undecided (the output had nothing more to say): judged with its words.
+            self._unjudged, self._episode_onset = True, None
         if ep is not None and ep.onset != self._episode_onset:  # a new overlap episode
             self._episode_onset = ep.onset
             self._episode_words, self._episode_final = (), []
@@ -179,14 +185,24 @@ class EmbeddedFrontend:
                 floor = FloorAction.AWAIT_INPUT
             return floor, None, []
         if not self._turn:
+            self._unjudged = False  # all words are in, and there were none
             return floor, None, []
         turn, self._turn, start = self._turn, [], self._turn_start
         quiet, self._turn_quiet = bool(self._turn_quiet) and all(self._turn_quiet), []
         self._turn_start = None
-        if self._ignore_turn:
-            self._ignore_turn = False
-            self._background = self._background or quiet
-            return floor, None, []
+        if self._ignore_turn or self._unjudged:
+            released = self._ignore_turn  # let pass as harmless, or never decided
+            self._ignore_turn = self._unjudged = False
+            kind = self._judge_overlap(turn, start or now, quiet, frame.cues)
+            late = kind is OverlapKind.INTERRUPTION and (
+                not released or self.options.floor.recheck_finals)
+            if late or not released:
+                perceived.append(OverlapClassified(kind, _text(turn)))
+            if not late:
+                self._background = self._background or quiet
+                return floor, None, []
+            self._after_interrupt = True  # a question for us after all: answer it
+            floor = FloorAction.YIELD_FLOOR if duplex.speaking else floor
         return self._answer_turn(turn, start or now, view, floor, now, quiet, frame.cues)
 
     def _classify(self, duplex: DuplexFrame, frame: PerceptionFrame, perceived: list[Event],
@@ -201,16 +217,18 @@ class EmbeddedFrontend:
         if ep.ended_at is not None and not frame.speaking and frame.transcribing \
                 and not (ep.quiet or frame.prosody.quieter):
             # The overlap is over and its final words are due next chunk: wait for them
-            # (the output stays paused) rather than judge it by a partial of a clipped end.
+            # (the output keeps playing, ducked) rather than judge it by a partial of a
+            # clipped end.
             return None
         duration = (ep.ended_at if ended else now) - ep.onset
         cues = self._episode_cues_for(frame, duration)
         facts = OverlapFacts(cues, ep.quiet or frame.prosody.quieter, ended, duration,
                              len(self._episode_words),
-                             frame.face_toward_camera if self._faces_seen else None)
+                             frame.face_toward_camera if self._faces_seen else None, ep.stopped)
         kind = classify_overlap(facts, self.options.floor)
         if kind is None:
             return None
+        self._episode_onset = None  # decided
         perceived.append(OverlapClassified(kind, " ".join(w.text.strip() for w in self._episode_words)))
         if kind is OverlapKind.INTERRUPTION:
             self._after_interrupt = True
@@ -237,6 +255,24 @@ class EmbeddedFrontend:
                            on_topic=frame.cues.on_topic)
         return cues
 
+    def _judge_overlap(self, turn: list[Word], start: float, quiet: bool,
+                       heard: AddresseeCues) -> OverlapKind:
+        """An overlap judged on all its final words: one the assistant's turn ended under
+        before it was decided, or one let pass as harmless (a late decision)."""
+        text = _text(turn)
+        facts = OverlapFacts(self._turn_cues(text, turn[-1].end - start, heard), quiet, True,
+                             turn[-1].end - start, len(turn))
+        return classify_overlap(facts, self.options.floor) or OverlapKind.BACKGROUND
+
+    def _turn_cues(self, text: str, duration: float, heard: AddresseeCues | None) -> AddresseeCues:
+        cues = lexical_cues(text, duration, self.config)
+        name = None if cues.other_name or cues.addressed_by_name else leading_name(text)
+        cues = replace(cues, other_name=name) if name else cues
+        if heard is not None and heard.text and heard.topic_similarity is not None:
+            # the topical relation perception measured (on its ASR worker) on the words
+            cues = replace(cues, topic_similarity=heard.topic_similarity, on_topic=heard.on_topic)
+        return cues
+
     def _answer_turn(self, turn: list[Word], start: float, view: SessionView,
                      floor: FloorAction | None, now: float, quiet: bool = False,
                      heard: AddresseeCues | None = None
@@ -244,13 +280,7 @@ class EmbeddedFrontend:
         text = " ".join(w.text.strip() for w in turn).strip()
         forced, self._after_interrupt = self._after_interrupt, False
         if not forced:
-            cues = lexical_cues(text, turn[-1].end - start, self.config)
-            name = None if cues.other_name or cues.addressed_by_name else leading_name(text)
-            cues = replace(cues, other_name=name) if name else cues
-            if heard is not None and heard.text and heard.topic_similarity is not None:
-                # the topical relation perception measured (on its ASR worker) on the words
-                cues = replace(cues, topic_similarity=heard.topic_similarity,
-                               on_topic=heard.on_topic)
+            cues = self._turn_cues(text, turn[-1].end - start, heard)
             facts = OverlapFacts(cues, quiet, True, turn[-1].end - start, len(turn))
             if not is_for_assistant(facts, self.options.floor):
                 self._background = quiet
@@ -300,6 +330,10 @@ class EmbeddedFrontend:
                  else ControlToken.TURN_EOS if self._was_speaking else ControlToken.LISTEN)
         self._was_speaking = speaking
         return token
+
+
+def _text(words: list[Word]) -> str:
+    return " ".join(w.text.strip() for w in words).strip()
 
 
 def resume_text(text: str, heard_text: str) -> str:

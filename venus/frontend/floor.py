@@ -1,44 +1,10 @@
 """Floor control for overlapping speech: the overlap classifier.
 
-Policy layer under `venus.frontend.embedded` (data + pure functions; no models). Overlap
-while the assistant speaks is handled in two stages:
-
-1. **Gate** (`venus.runtime.OverlapGate`, in the runtime's duplex I/O, 32 ms resolution,
-   inside the chunk, for every frontend): at a detected user onset
-   the output is *ducked* ``duck_after_s`` later (Silero confirms an onset 64 ms after it
-   starts, so 0.12 s lands within the 100-300 ms the design asks for) and, unless the new
-   voice is much quieter than the calibrated user (a TV, a far talker) or has already
-   stopped, *paused* at ``pause_after_s``: the cursor holds, nothing queued is lost, and
-   the assistant is silent within 0.3 s of a real interruption.
-2. **Classifier** (`classify_overlap`, at the chunk boundary, on the words so far):
-
-   ======================  ================================================  =============
-   rule (first match)      cue                                               kind
-   ======================  ================================================  =============
-   1 addressed to us       assistant's name or wake phrase                   interruption
-   2 quieter               level ``quiet_db`` or more below the user         background
-                           (unless it asks or bids for the floor on topic:   (interruption)
-                           a soft "hang on, ..." onset)
-   3 named someone else    a vocative/name of another person, not ours       other-directed
-   4 backchannel           lexicon + short, and the speech has ended; or a   backchannel
-                           murmur ("mm mm"), or <= 2 words in <= 1.5 s that
-                           ask nothing
-   5 off-topic command     a request/imperative, no question, off topic      other-directed
-   5 asks something        question, second-person request, imperative, or   interruption
-                           a floor-taking opener ("wait, ...", "hold on,
-                           ...", "sorry, ...") or "what/how about ..."
-   6 off topic, no ask     MiniLM similarity below threshold; or face turned  other-directed
-                           away from the camera (omni mode)
-   7 two or more words     a loud, on-topic statement ("no, that's wrong")   interruption
-   8 ended, < 2 words      a murmur / one non-lexicon word                   backchannel
-   9 ended, no words       unintelligible                                    background
-   ======================  ================================================  =============
-
-   Still talking with nothing decisive yet: undecided (stay paused), until
-   ``max_undecided_s`` of loud speech, which is an interruption. Backchannel,
-   other-directed and background resume the output where it paused; an interruption
-   yields the floor (the session stops and flushes the queued output) and the new
-   question is answered once the user's turn ends.
+Policy layer under `venus.frontend.embedded` (data + pure functions; no models). Stage one
+is the runtime's gate (`venus.runtime.OverlapGate`: duck at an onset, keep playing, pause
+only on early words that take the floor, `early_stop`); stage two is `classify_overlap`
+at the chunk boundary. **The rule table is in docs/frontend.md ("Floor control: the
+rules"), and only there**; the comments below name its rules by number.
 """
 
 from __future__ import annotations
@@ -47,12 +13,14 @@ import re
 from dataclasses import dataclass
 
 from venus.events import OverlapKind
+from venus.perception.addressee import lexical_cues
+from venus.perception.config import PerceptionConfig
 from venus.perception.types import AddresseeCues
 
 _MURMUR = re.compile(r"^\W*((m+|h?m+h?m+|mhm+|uh+|um+|ah+|oh+|hm+)\W*)+$")
 
-__all__ = ["FloorPolicy", "OverlapFacts", "classify_overlap", "is_for_assistant",
-           "leading_name"]
+__all__ = ["FloorPolicy", "OverlapFacts", "classify_overlap", "early_stop", "is_for_assistant",
+           "leading_name", "takes_floor"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +29,7 @@ class FloorPolicy:
     `venus.runtime.GatePolicy`)."""
 
     max_undecided_s: float = 2.5
+    recheck_finals: bool = True  # judge a let-pass overlap again on its final words
     min_interrupt_words: int = 2
 
 
@@ -74,51 +43,62 @@ class OverlapFacts:
     duration: float
     words: int
     face_toward_camera: bool | None = None
+    stopped: bool = False  # the gate paused the output on early words that take the floor
 
 
 def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> OverlapKind | None:
-    """The overlap kind by the table in the module docstring; None while undecided."""
+    """The overlap kind by the rule table (docs/frontend.md); None while undecided."""
     c = f.cues
-    if c.addressed_by_name:
+    if c.addressed_by_name:  # rule 1
         return OverlapKind.INTERRUPTION
-    bid = _takes_floor(c.text)
-    if f.quiet:
+    bid = takes_floor(c.text)
+    if f.quiet:  # rule 2
         # A soft onset ("hang on, ...") can read as quiet: an on-topic bid for the floor
         # or question is still the user's.
         asks = c.question or c.request or bid
         return OverlapKind.INTERRUPTION if asks and c.on_topic is not False else OverlapKind.BACKGROUND
-    if c.other_directed:
+    if c.other_directed:  # rule 3
         return OverlapKind.OTHER_DIRECTED
     short = f.ended and 1 <= f.words <= 2 and f.duration <= 1.5 and not (c.question or c.request or bid)
-    if (c.backchannel or _MURMUR.match(c.text.lower())) and (f.ended or f.duration > 1.5) or short:
+    if (c.backchannel or _MURMUR.match(c.text.lower())) and (f.ended or f.duration > 1.5) or short:  # rule 4
         return OverlapKind.BACKCHANNEL
     if c.backchannel or _MURMUR.match(c.text.lower()):
-        return None  # "yeah..." may be the start of "yeah, but why...": wait for the end
-    if c.request and not (c.question or bid) and c.on_topic is False:
+        return None  # rule 5: "yeah..." may be the start of "yeah, but why...": wait for the end
+    if c.request and not (c.question or bid) and c.on_topic is False:  # rule 6
         # "Please turn the oven off" over our answer about leaves: an off-topic command
         # while we talk is for someone in the room (a question or a bid still interrupts)
         return OverlapKind.OTHER_DIRECTED
-    if c.question or c.request or bid:
+    if c.question or c.request or bid:  # rules 7, 8
+        if not (f.ended or bid or f.stopped) and c.on_topic is not True \
+                and f.duration < policy.max_undecided_s:
+            # Partial words of speech still going on that the gate let play: a question
+            # not on the topic ("Hey, nay, did you drop?", Whisper's first take of "Hey
+            # David, grab my keys") may be for someone else: keep speaking until its
+            # final words are in.
+            return None
         return OverlapKind.INTERRUPTION
-    if f.words and (c.on_topic is False or f.face_toward_camera is False):
+    if f.words and (c.on_topic is False or f.face_toward_camera is False):  # rule 9
         return OverlapKind.OTHER_DIRECTED if f.ended or f.words >= 3 else None
-    if f.words >= policy.min_interrupt_words:
+    if f.words >= policy.min_interrupt_words:  # rule 10
         return OverlapKind.INTERRUPTION
-    if f.ended:
+    if f.ended:  # rules 11, 12
         return OverlapKind.BACKCHANNEL if f.words else OverlapKind.BACKGROUND
-    if f.duration >= policy.max_undecided_s:
+    if f.duration >= policy.max_undecided_s:  # rule 13
         return OverlapKind.INTERRUPTION
     return None
 
 
-# "Wait, ...", "Hold on, ...": the speaker claims the floor (then says what for), and
+# "Wait, ...", "Hold on, ...": the speaker claims the floor (alone too: a bare "Wait." is
+# the first region of "Wait. What do the roots do?" when the user pauses after it), and
 # "what about X" asks even when ASR drops the question mark.
 _FLOOR_OPENER = re.compile(
     r"^\W*(wait|hold on|hang on|stop|sorry|excuse me|actually|one (second|sec)|just a (second|sec))\b"
-    r"\W+\w+|\b(what|how) about\b")
+    r"|\b(what|how) about\b")
 
 
-def _takes_floor(text: str) -> bool:
+def takes_floor(text: str) -> bool:
+    """Whether ``text`` opens by claiming the floor ("wait", "hold on", ...) or asks
+    "what/how about ..."."""
     return bool(_FLOOR_OPENER.search(text.lower()))
 
 
@@ -162,3 +142,19 @@ def is_for_assistant(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> bo
     kind = classify_overlap(OverlapFacts(f.cues, f.quiet, True, f.duration, f.words,
                                          f.face_toward_camera), policy)
     return kind is OverlapKind.INTERRUPTION
+
+
+# What the first half second of an interruption sounds like: a floor-taking opener, or a
+# "what about ..." wherever the probe read it. Names of other people are not used here:
+# the probe mishears most of them, and a wrong stop is a silence the listener hears.
+_EARLY_OPENER = re.compile(
+    r"^\W*(wait|hold|hang on|stop|sorry|excuse me|actually|pardon|one (second|sec)|"
+    r"just a (second|sec))\b|\b(what|how) about\b")
+
+
+def early_stop(text: str, config: PerceptionConfig | None = None) -> bool:
+    """Whether the first words of an overlap (the word probe's) take the floor or
+    address the assistant, so the gate stops the output before any full transcript."""
+    if not text.strip():
+        return False
+    return bool(_EARLY_OPENER.search(text.lower())) or lexical_cues(text, 0.5, config or PerceptionConfig()).addressed_by_name

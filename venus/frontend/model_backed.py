@@ -24,6 +24,7 @@ import logging
 
 from memory.media import VideoChunk
 from venus.backends.base import BackendDecision, BackendError, ChunkInput, ModelBackend
+from venus.errors import ConfigError
 from venus.events import (
     ControlToken,
     Event,
@@ -31,7 +32,6 @@ from venus.events import (
     SpeechDetected,
     UserWordsTranscribed,
 )
-from venus.errors import ConfigError
 from venus.frontend.base import Decision, DuplexFrame, SessionView
 from venus.frontend.failures import BackendFailures
 from venus.perception import PerceptionFrame

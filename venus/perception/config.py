@@ -42,6 +42,11 @@ class PerceptionConfig:
       ``asr_latency_s``    that delay (default one chunk: final words show in the chunk
                            after the one the speech ended in; 0 = the same chunk).
       ``max_pending_asr``  jobs the worker may be behind before the submitter waits.
+      ``probe_latency_s``  how long the word probe (`venus.perception.probe`, the first
+                           words of speech that has just begun) takes in deterministic
+                           mode: its words are shown exactly this long after the audio
+                           they read ends. Measured here at 50 ms p50 / 85-120 ms p95 per
+                           probe under load (`venus bench frontend` prints it).
     Loudness:
       ``quieter_margin_db`` speech this many dB below the user's calibrated level is
                            flagged ``quieter`` (background talkers, a TV, someone farther).
@@ -71,6 +76,7 @@ class PerceptionConfig:
     deterministic: bool = True
     asr_latency_s: float = 1.0
     max_pending_asr: int = 4
+    probe_latency_s: float = 0.15
     quieter_margin_db: float = 8.0
     calibration_horizon_s: float = 30.0
     assistant_name: str = "Venus"

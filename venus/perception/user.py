@@ -25,6 +25,7 @@ whether a face is turned toward the camera.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -33,12 +34,18 @@ import numpy as np
 
 from memory.media import SAMPLE_RATE, VideoChunk, as_audio
 from memory.models.base import TextEmbedder, Transcriber, Word
+from venus.clock import perf_seconds
 from venus.perception.addressee import TopicRelation, lexical_cues
 from venus.perception.config import PerceptionConfig
 from venus.perception.face import FaceDetector
 from venus.perception.prosody import LoudnessCalibration, estimate_f0, rms_db, words_per_second
 from venus.perception.speech import WINDOW_SECONDS, AudioWindow, SpeechTracker
-from venus.perception.transcription import AsrJob, RegionTranscription
+from venus.perception.transcription import (
+    AsrJob,
+    AsrWorker,
+    RegionTranscription,
+    TranscriptionFailed,
+)
 from venus.perception.types import AddresseeCues, PerceptionFrame, Prosody, SpeechBoundary
 
 if TYPE_CHECKING:
@@ -49,6 +56,10 @@ __all__ = ["UserPerception"]
 logger = logging.getLogger(__name__)
 
 _IDLE_KEEP_S = 1.0  # audio kept while silent, so a retroactive onset still has its start
+# Audio always kept: the word probe reads an overlap from its onset up to 1 s into it, and
+# is submitted at the chunk end after that (at most 2 s after the onset), even when a new
+# region has begun since.
+_PROBE_KEEP_S = 2.5
 
 
 @dataclass
@@ -74,7 +85,8 @@ class UserPerception:
     def __init__(self, config: PerceptionConfig | None = None, *,
                  detector: SileroSpeechDetector | None = None,
                  transcriber: Transcriber | None = None, embedder: TextEmbedder | None = None,
-                 face_detector: FaceDetector | None = None, faces: bool = True) -> None:
+                 face_detector: FaceDetector | None = None, faces: bool = True,
+                 probe: Transcriber | None = None) -> None:
         self.config = config or PerceptionConfig()
         if detector is None:
             from memory.models import SileroSpeechDetector
@@ -93,6 +105,10 @@ class UserPerception:
         self.calibration = LoudnessCalibration(self.config.quieter_margin_db,
                                                self.config.calibration_horizon_s)
         self._audio = AudioWindow()
+        self._probe = probe
+        self._probes: AsrWorker | None = None  # started on the first probe
+        self.probed: deque[AsrJob] = deque(maxlen=10_000)  # finished probes (benchmarks)
+        self.probe_waited_s = 0.0  # wall seconds blocked on due probes (deterministic)
         self.reset()
 
     # -- state ---------------------------------------------------------------------
@@ -113,8 +129,49 @@ class UserPerception:
         self._partial_at: float | None = None  # media time of the last partial request
 
     def close(self) -> None:
-        """Stop the ASR worker (joins it after its current job); `feed` no longer works."""
+        """Stop the ASR workers (joins them after their current job); `feed` no longer works."""
         self._asr.close()
+        if self._probes is not None:
+            self._probes.close()
+
+    # -- the word probe: first words of speech that has only just begun --------------
+    def probe(self, start: float, at: float) -> AsrJob:
+        """Read the first words of the speech that began at media time ``start``, from its
+        audio up to ``at`` (at most the end of the chunks fed so far), with the fast word
+        probe (`venus.perception.probe.WhisperProbe`) on its own worker. The words are
+        due ``probe_latency_s`` after ``at`` (`probe_words`)."""
+        if at > self._audio.end + 1e-6:
+            raise ValueError(f"cannot probe up to {at:.3f} s: audio is only in up to "
+                             f"{self._audio.end:.3f} s")
+        a_start, audio = self._audio.slice(start - self.config.asr_pad_s, at)
+        job = AsrJob(0, self._region_id, "partial", np.array(audio, np.float32), a_start, at,
+                     at + self.config.probe_latency_s)
+        if self._probes is None:
+            from venus.perception.probe import WhisperProbe
+
+            self._probes = AsrWorker(self._probe or WhisperProbe(), name="venus-probe")
+        self._probes.submit(job)
+        return job
+
+    def probe_words(self, job: AsrJob, now: float) -> tuple[Word, ...] | None:
+        """The probe's words if they are visible at media time ``now``, else None: in
+        deterministic mode once ``now`` reaches the job's due time (waiting for the
+        worker then), live as soon as it has finished."""
+        if self.config.deterministic:
+            if job.due > now + 1e-6:
+                return None
+            if not job.done.is_set():
+                began = perf_seconds()
+                job.done.wait()
+                self.probe_waited_s += perf_seconds() - began
+        elif not job.done.is_set():
+            return None
+        if job.error is not None:
+            raise TranscriptionFailed(f"the word probe failed: {job.error}") from job.error
+        if job.visible_at is None:
+            job.visible_at = now
+            self.probed.append(job)
+        return job.words
 
     @property
     def asr(self) -> RegionTranscription:
@@ -254,7 +311,7 @@ class UserPerception:
     def _trim(self) -> None:
         keep = (self._region_start - self.config.asr_pad_s if self._tracker.speaking
                 else self._audio.end - _IDLE_KEEP_S)
-        self._audio.trim_before(keep)
+        self._audio.trim_before(min(keep, self._audio.end - _PROBE_KEEP_S))
 
     def _prosody(self, speech: list[np.ndarray]) -> Prosody:
         if not speech:

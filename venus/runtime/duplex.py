@@ -10,9 +10,12 @@ chunk (`DuplexIO.hear`):
    offsets at 32 ms, words from its background ASR worker, loudness against the
    calibrated user, addressee cues, the face cue.
 3. **Gate** (`OverlapGate`, stage one of floor control): a user onset while the
-   assistant is audible opens an `venus.frontend.Overlap` and steers the output at
-   the onset's own samples (see `GatePolicy`); the output then plays up to the chunk's
-   end with those actions applied (`OutputControl.advance`).
+   assistant is audible opens an `venus.frontend.Overlap` and ducks the output at the
+   onset's own samples; it keeps playing while the overlap is undecided, and pauses
+   only when the word probe reads an opener that takes the floor (see `GatePolicy`);
+   the output then plays up to the chunk's end with those actions applied
+   (`OutputControl.advance`). When the output has nothing more to play the episode
+   closes: what the user says then is a turn of its own.
 
 The frontend then decides (stage two) from the resulting `venus.frontend.DuplexFrame`,
 and `DuplexIO.settle` applies its verdict on the open overlap: harmless (backchannel,
@@ -36,28 +39,36 @@ from memory.media import SAMPLE_RATE, VideoChunk, as_audio
 from venus.errors import ConfigError
 from venus.events import FloorAction, OverlapClassified, OverlapKind
 from venus.frontend.base import Decision, DuplexFrame, Overlap
+from venus.frontend.floor import early_stop
 from venus.perception import PerceptionFrame, UserPerception
+from venus.perception.transcription import AsrJob
 from venus.speech import EchoCanceller, EchoOptions, OutputControl, SpeechOutput, TimedTextOutput
 
 __all__ = ["DuplexIO", "DuplexOptions", "GatePolicy", "OverlapGate"]
 
 _STOPPING = (FloorAction.YIELD_FLOOR, FloorAction.STOP_OUTPUT, FloorAction.REVISE_RESPONSE)
+_QUIET_WINDOW_S = 0.3  # of speech after an onset, to judge its level against the user
 
 
 @dataclass(frozen=True)
 class GatePolicy:
     """Stage one of floor control, at 32 ms resolution inside the chunk.
 
-    At a detected user onset the output is *ducked* ``duck_after_s`` later (Silero
-    confirms an onset 64 ms after it starts, so 0.12 s lands within the 100-300 ms the
-    design asks for) and, unless the new voice is ``quiet_db`` or more below the
-    calibrated user (a TV, a far talker) or has already stopped, *paused* at
-    ``pause_after_s``: the cursor holds and nothing queued is lost.
+    At a detected user onset while the output is audible the output is *ducked*
+    ``duck_after_s`` later (Silero confirms an onset 64 ms after it starts, so 0.12 s
+    lands within the 100-300 ms the design asks for) and keeps playing: it is never
+    paused while the overlap is undecided. Unless the voice is ``quiet_db`` or more below
+    the calibrated user (a TV, a far talker), the word probe reads its first words once
+    it has lasted each of ``probe_at_s`` (an overlap that ended sooner, a bare "Wait.",
+    is read once the VAD has confirmed its end); when they take the floor
+    (`venus.frontend.floor.early_stop`: "wait", "sorry", "hold on", the assistant's
+    name, ...) the output is paused there, as soon as the words are in. The frontend's
+    verdict at the chunk boundary then releases the output or stops it for good.
     """
 
     duck_after_s: float = 0.12
-    pause_after_s: float = 0.30
     quiet_db: float = 8.0
+    probe_at_s: tuple[float, ...] = (0.4, 0.7, 1.0)
 
 
 @dataclass(frozen=True)
@@ -79,36 +90,38 @@ class DuplexOptions:
 
 
 class OverlapGate:
-    """Duck, then pause, the output at a user onset while it plays (see `GatePolicy`).
+    """Duck at a user onset while the output plays; pause on early words that take the
+    floor (see `GatePolicy`). The gate only schedules; the output applies the actions at
+    their samples when it plays past them. ``episode`` is the open `Overlap`, if any."""
 
-    The gate only schedules; the output applies the actions at their samples when it
-    plays past them. ``episode`` is the open `Overlap`, if any.
-    """
-
-    def __init__(self, output: OutputControl, policy: GatePolicy | None = None,
-                 offset_delay_s: float = 0.25) -> None:
+    def __init__(self, output: OutputControl, policy: GatePolicy | None = None) -> None:
         self.output = output
         self.policy = policy or GatePolicy()
-        self.offset_delay_s = offset_delay_s  # how late the VAD confirms an offset
         self.episode: Overlap | None = None
+        self.probes: list[AsrJob] = []  # the word probes of the open episode, in order
+        self.read = 0  # how many of them have been acted on
 
     def onset(self, at: float, quiet: bool) -> Overlap:
         """User speech began at ``at`` while the assistant was speaking."""
         if self.episode is None:
             self.episode = Overlap(at, quiet)
+            self.probes, self.read = [], 0
             self.output.duck(at + self.policy.duck_after_s)
-            if not quiet:
-                self.output.pause(at + self.policy.pause_after_s)
         return self.episode
 
     def offset(self, at: float) -> None:
-        """User speech ended at ``at``; a pause not yet reached is not needed."""
+        """User speech ended at ``at``."""
+        if self.episode is not None and self.episode.ended_at is None:
+            self.episode = replace(self.episode, ended_at=at)
+
+    def heard(self, words: str, at: float, stop: bool) -> None:
+        """The probe read ``words`` at ``at``; ``stop``: they take the floor, pause there."""
         ep = self.episode
         if ep is None:
             return
-        self.episode = replace(ep, ended_at=at)
-        if at + self.offset_delay_s < ep.onset + self.policy.pause_after_s:
-            self.output.cancel_scheduled("pause")
+        self.episode = replace(ep, words=words, stopped=ep.stopped or stop)
+        if stop and not ep.stopped:
+            self.output.pause(at)
 
     def release(self, at: float) -> None:
         """The overlap was harmless: full gain and playback again from ``at``."""
@@ -116,11 +129,11 @@ class OverlapGate:
         self.output.cancel_scheduled("duck")
         self.output.resume(at)
         self.output.unduck(at)
-        self.episode = None
+        self.episode, self.probes, self.read = None, [], 0
 
     def clear(self) -> None:
         """The floor was yielded (the output is stopped): forget the episode."""
-        self.episode = None
+        self.episode, self.probes, self.read = None, [], 0
 
 
 class DuplexIO:
@@ -134,9 +147,10 @@ class DuplexIO:
         self.control = self.output if isinstance(self.output, OutputControl) else None
         self.perception = perception
         self.echo = EchoCanceller(self.options.echo) if self.control is not None else None
-        self.gate = (OverlapGate(self.control, self.options.gate,
-                                 perception.config.offset_silence_s)
+        self.gate = (OverlapGate(self.control, self.options.gate)
                      if self.control is not None and perception is not None else None)
+        # how late the VAD confirms an offset (the word probe reads a short overlap then)
+        self._offset_delay_s = perception.config.offset_silence_s if perception else 0.0
         self._partials_in_overlap = (perception is not None and perception.config.partials
                                      and self.options.partials == "overlap")
         if self._partials_in_overlap:
@@ -150,11 +164,16 @@ class DuplexIO:
         frame = self.perception.feed(heard) if self.perception is not None else None
         if frame is not None and self.gate is not None:
             self._gate(frame, heard.audio, reference, chunk.start)
+            self._probe(chunk.end)
             if self._partials_in_overlap and self.gate.episode is not None:
                 self.perception.request_partial()
         control = self.control
         if control is not None:
             control.advance(chunk.end)
+            if self.gate is not None and self.gate.episode is not None and not control.busy:
+                # The assistant's turn is over: what the user says now is a turn, not an
+                # overlap (the frontend judges it whole once its words are in).
+                self.gate.release(chunk.end)
         return DuplexFrame(heard, frame, self.gate.episode if self.gate else None,
                            self.output.busy, control.heard_so_far() if control else None)
 
@@ -211,6 +230,35 @@ class DuplexIO:
             elif self.gate.episode is None and self._audible(reference, start, b.time):
                 self.gate.onset(b.time, self._quiet(audio, start, b.time))
 
+    def _probe(self, now: float) -> None:
+        """Read the open overlap's first words at each probe time it has reached by
+        ``now``, and act on those visible by then (see `GatePolicy`)."""
+        gate, ep = self.gate, self.gate.episode
+        if ep is None or ep.quiet:
+            return
+        for after in self.options.gate.probe_at_s[len(gate.probes):]:
+            at = ep.onset + after
+            # A short "Wait." may end before the first probe time: read it once the VAD
+            # has confirmed its end (the audio after the end is silence anyway).
+            last = ep.ended_at is not None and ep.ended_at + self._offset_delay_s < at
+            if last:
+                at = ep.ended_at + self._offset_delay_s
+            if at > now or (gate.probes and at <= gate.probes[-1].submitted + 1e-6):
+                break
+            gate.probes.append(self.perception.probe(ep.onset, at))
+            if last:
+                break
+        while gate.read < len(gate.probes):  # in order: each is acted on once
+            job = gate.probes[gate.read]
+            words = self.perception.probe_words(job, now)
+            if words is None:
+                break
+            gate.read += 1
+            text = " ".join(w.text for w in words).strip()
+            if text:
+                gate.heard(text, max(job.due, job.submitted),
+                           early_stop(text, self.perception.config))
+
     def _audible(self, reference: np.ndarray | None, start: float, at: float) -> bool:
         if reference is None:
             return False
@@ -222,7 +270,7 @@ class DuplexIO:
 
     def _quiet(self, audio: np.ndarray, start: float, at: float) -> bool:
         a = int((at - start) * SAMPLE_RATE)
-        segment = audio[max(0, a): a + int(self.options.gate.pause_after_s * SAMPLE_RATE)]
+        segment = audio[max(0, a): a + int(_QUIET_WINDOW_S * SAMPLE_RATE)]
         if len(segment) < SAMPLE_RATE // 40:
             return False
         relative = self.perception.calibration.relative(rms_db(segment))

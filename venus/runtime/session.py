@@ -132,7 +132,7 @@ class Session:
         self._memory_version: int | None = None
         self.link: SessionLink | None = None
         # Wall time per chunk of hearing + deciding as it runs live (bench): in
-        # deterministic mode the time spent blocked on due ASR results is left out (kept
+        # deterministic mode the time spent blocked on due ASR and word-probe results is left out (kept
         # in asr_wait_seconds), since a live step never waits for the worker.
         self.step_seconds: deque[float] = deque(maxlen=100_000)
         self.asr_wait_seconds: deque[float] = deque(maxlen=100_000)
@@ -251,15 +251,19 @@ class Session:
 
     def _decide(self, chunk: VideoChunk, view) -> Decision:
         """Hear the chunk through the duplex I/O, let the frontend decide, settle the gate."""
-        asr = self.duplex.perception.asr if self.duplex.perception is not None else None
-        began, waited = perf_seconds(), asr.waited_s if asr is not None else 0.0
+        perception = self.duplex.perception
+
+        def waited() -> float:  # deterministic waits for due words (ASR and word probe)
+            return perception.asr.waited_s + perception.probe_waited_s if perception else 0.0
+
+        began, before = perf_seconds(), waited()
         try:
             frame = self.duplex.hear(chunk)
             decision = self.frontend.decide(frame, view)
             self.duplex.settle(decision, chunk.end)
             return decision
         finally:
-            wait = asr.waited_s - waited if asr is not None else 0.0
+            wait = waited() - before
             self.asr_wait_seconds.append(wait)
             self.step_seconds.append(perf_seconds() - began - wait)
 
