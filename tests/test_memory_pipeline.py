@@ -12,6 +12,7 @@ from memory.store.hierarchy import ChapterRoller, Segmenter
 from memory.store.keyframes import KeyFrameDetector, Signature, signature
 from memory.store.records import ChunkRecord, KeyFrameRecord
 from memory.store.speech import SpeechBatcher, SpeechOptions, chunk_words
+from memory.store.timing import StageTimes
 
 
 def test_key_frames_on_new_text_and_new_scene_only():
@@ -95,7 +96,7 @@ def test_real_vad_and_whisper_transcribe_in_batches(streaming):
     from memory.models import SileroSpeechDetector, WhisperTranscriber, word_error_rate
 
     chunks, truth = build_stream(LECTURE[:2])
-    timers: dict = {}
+    timers = StageTimes()
     vad = SileroSpeechDetector() if streaming else _DetectOnly(SileroSpeechDetector())
     batcher = SpeechBatcher(vad, WhisperTranscriber(), SpeechOptions(batch_seconds=10),
                             timers)

@@ -39,6 +39,8 @@ class StoreOptions:
     JPEGs are stored at most this many pixels on their long side (OCR reads the decoded
     frame first). ``checkpoint_every``: segments between vector-index saves
     (SQLite is the commit log; the index files are checkpoints rebuilt from it).
+    ``workers``: OCR and VAD run on owned worker threads (False: every stage on the
+    calling thread, one after another; the records are the same either way).
     """
 
     min_segment_s: float = 4.0
@@ -53,6 +55,7 @@ class StoreOptions:
     checkpoint_every: int = 32
     candidates: int = 50
     caption_at_ingest: bool = False
+    workers: bool = True
     keyframes: KeyFrameOptions = field(default_factory=KeyFrameOptions)
     speech: SpeechOptions = field(default_factory=SpeechOptions)
     index: IndexOptions = field(default_factory=IndexOptions)

@@ -32,6 +32,7 @@ from memory.store.levels import CHAPTER, SEGMENT
 from memory.store.lock import WriterLock
 from memory.store.reader import MemoryReader, locked
 from memory.store.records import ChunkRecord, SegmentRecord
+from memory.store.timing import StageTimes
 
 __all__ = ["VideoMemory"]
 
@@ -63,6 +64,8 @@ class VideoMemory(MemoryReader):
             self._writer.release()
             db.close()
             raise
+        # One thread doing every stage: the process's CPU clock is each stage's own.
+        self.timers = StageTimes(time.thread_time if self.options.workers else time.process_time)
         self._version = int(db.get_meta("version", "0"))
         self._last_index = db.last_chunk()
         self._segmenter = Segmenter(self.options, db.next_segment_id(), db.open_chunks())
@@ -195,14 +198,11 @@ class VideoMemory(MemoryReader):
     def _timed(self, chunks: Iterable[VideoChunk]):
         it = iter(chunks)
         while True:
-            t0 = time.perf_counter()
             try:
-                chunk = next(it)
+                with self.timers.measure("decode"):
+                    chunk = next(it)
             except StopIteration:
                 return
-            finally:
-                self.timers["decode"] = self.timers.get("decode", 0.0) \
-                    + time.perf_counter() - t0
             yield chunk
 
     def _get_pipeline(self) -> ChunkPipeline:
@@ -246,11 +246,11 @@ class VideoMemory(MemoryReader):
         rows = [s for s in segments if s.summary] + [u for s in segments for u in s.units]
         if not rows:
             return
-        t0 = time.perf_counter()
         texts = [getattr(r, "summary", None) or r.text for r in rows]
-        for row, vector in zip(rows, self._embed(texts)):
+        with self.timers.measure("embed"):
+            vectors = self._embed(texts)
+        for row, vector in zip(rows, vectors):
             row.embedding = vector
-        self.timers["embed"] = self.timers.get("embed", 0.0) + time.perf_counter() - t0
 
     def _embed_keyframes(self, records: list[ChunkRecord]) -> None:
         """New key frames through the image model (when there is one), in one batch."""
@@ -261,22 +261,20 @@ class VideoMemory(MemoryReader):
                 + time.perf_counter() - t0
 
     def _write_keyframes(self, records: list[ChunkRecord]) -> None:
-        t0 = time.perf_counter()
-        for r in records:
-            kf = r.new_keyframe
-            if kf is not None and kf.image is not None:
-                save_jpeg(kf.image, str(self.directory / kf.path), self.options.jpeg_quality,
-                          self.options.keyframe_max_side)
-                kf.image = None  # the pixels live on disk from now on
-        self.timers["jpeg"] = self.timers.get("jpeg", 0.0) + time.perf_counter() - t0
+        with self.timers.measure("jpeg"):
+            for r in records:
+                kf = r.new_keyframe
+                if kf is not None and kf.image is not None:
+                    save_jpeg(kf.image, str(self.directory / kf.path), self.options.jpeg_quality,
+                              self.options.keyframe_max_side)
+                    kf.image = None  # the pixels live on disk from now on
 
     def _index_rows(self, segments, chapters) -> None:
-        t0 = time.perf_counter()
-        for s in segments:
-            self._index(SEGMENT).add(s.id, s.start, s.end, s.embedding)
-        for c in chapters:
-            self._index(CHAPTER).add(c.id, c.start, c.end, c.embedding)
-        self.timers["index"] = self.timers.get("index", 0.0) + time.perf_counter() - t0
+        with self.timers.measure("index"):
+            for s in segments:
+                self._index(SEGMENT).add(s.id, s.start, s.end, s.embedding)
+            for c in chapters:
+                self._index(CHAPTER).add(c.id, c.start, c.end, c.embedding)
 
     @locked
     def checkpoint(self) -> None:
@@ -314,7 +312,8 @@ class VideoMemory(MemoryReader):
         return {"version": self.version, "duration": self.duration, **counts,
                 "pending_chunks": self._pending(), "disk_mb": round(disk / 2**20, 3),
                 "index": {k: v.vectors.kind for k, v in self._indexes.items()},
-                "stage_seconds": {k: round(v, 3) for k, v in self.timers.items()}}
+                "stage_seconds": {k: round(v, 3) for k, v in self.timers.items()},
+                "stage_cpu_seconds": {k: round(v, 3) for k, v in self.timers.cpu.items()}}
 
     def _sync(self) -> None:
         """Commit the buffered chunks first, so a read sees everything added so far."""

@@ -5,15 +5,15 @@ OCR (and captioned when asked). Reading runs on one background worker, overlappi
 VAD + ASR that the main thread does on buffered speech: on two cores that hides most of
 the OCR time. Speech waits in the `SpeechBatcher` until a batch can be transcribed, and
 records come out in order, a batch at a time, once their key frames are read. Busy time
-per stage accumulates in ``timers`` (seconds; OCR's overlaps ASR's).
+per stage accumulates in ``timers`` (`StageTimes`: wall and CPU seconds; OCR's overlaps
+ASR's). With ``StoreOptions.workers=False`` every stage runs on the calling thread, one
+after another (what `venus bench ingest` measures each stage's cost with).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import threading
-import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 from memory.media import VideoChunk
@@ -21,7 +21,8 @@ from memory.models.base import TextBox
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.keyframes import KeyFrameDetector, Signature
 from memory.store.records import ChunkRecord, KeyFrameRecord
-from memory.store.speech import SpeechBatcher
+from memory.store.speech import SpeechBatcher, worker
+from memory.store.timing import StageTimes
 
 __all__ = ["ChunkPipeline", "ocr_text"]
 
@@ -52,7 +53,7 @@ class ChunkPipeline:
     """Streaming state: the key frame on screen, chunks awaiting transcription, and the
     worker reading key frames (owned here; `close` stops it)."""
 
-    def __init__(self, models: MemoryModels, options: StoreOptions, timers: dict,
+    def __init__(self, models: MemoryModels, options: StoreOptions, timers: StageTimes,
                  last_keyframe: KeyFrameRecord | None = None) -> None:
         self.models, self.options, self.timers = models, options, timers
         last_sig = Signature.from_bytes(last_keyframe.signature) \
@@ -62,9 +63,9 @@ class ChunkPipeline:
                                _done((last_keyframe.ocr_text, last_keyframe.caption))) \
             if last_keyframe else _Visual(None, _done(("", "")))
         models.ocr  # load the models on this thread, before any work is queued
-        self.speech = SpeechBatcher(models.vad, models.asr, options.speech, timers)
-        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-ocr")
-        self._timer_lock = threading.Lock()
+        self.speech = SpeechBatcher(models.vad, models.asr, options.speech, timers,
+                                    workers=options.workers)
+        self._reader = worker("ocr", options.workers)
         self._visuals: dict[int, _Visual] = {}
 
     @property
@@ -107,13 +108,12 @@ class ChunkPipeline:
         return out
 
     def _look(self, chunk: VideoChunk) -> _Visual:
-        t0 = time.perf_counter()
         changed = None
-        for frame in chunk.frames:
-            sig = self.detector.update(frame.image)
-            if sig is not None:
-                changed = (frame, sig)
-        self._tick("keyframes", t0)
+        with self.timers.measure("keyframes"):
+            for frame in chunk.frames:
+                sig = self.detector.update(frame.image)
+                if sig is not None:
+                    changed = (frame, sig)
         if changed is None:
             return _Visual(self.current.keyframe_id, self.current.reading)
         frame, sig = changed
@@ -123,19 +123,12 @@ class ChunkPipeline:
         return self.current
 
     def _read(self, image) -> tuple[str, str]:
-        t0 = time.perf_counter()
-        text = ocr_text(self.models.ocr.read(image), self.options.min_ocr_confidence)
-        self._tick("ocr", t0)
+        with self.timers.measure("ocr"):
+            text = ocr_text(self.models.ocr.read(image), self.options.min_ocr_confidence)
         return text, self._caption(image)
 
     def _caption(self, image) -> str:
         if self.models.captioner is None or not self.options.caption_at_ingest:
             return ""
-        t0 = time.perf_counter()
-        text = self.models.captioner.caption(image)
-        self._tick("caption", t0)
-        return text
-
-    def _tick(self, stage: str, t0: float) -> None:
-        with self._timer_lock:
-            self.timers[stage] = self.timers.get(stage, 0.0) + time.perf_counter() - t0
+        with self.timers.measure("caption"):
+            return self.models.captioner.caption(image)

@@ -11,19 +11,39 @@ once, on one owned worker thread, so the VAD overlaps decoding and ASR.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from memory.media import SAMPLE_RATE, VideoChunk
 from memory.models.base import SpeechDetector, SpeechRegion, Transcriber, Transcript, Word
+from memory.store.timing import StageTimes
 
 WINDOW_SECONDS = 512 / SAMPLE_RATE  # a streaming detector's probability step (Silero: 32 ms)
 
-__all__ = ["SpeechBatcher", "SpeechOptions", "chunk_words", "cue_words"]
+__all__ = ["InlineExecutor", "SpeechBatcher", "SpeechOptions", "chunk_words", "cue_words",
+           "worker"]
+
+
+class InlineExecutor(Executor):
+    """Runs each submitted call at once on the calling thread (the no-workers mode)."""
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - the future carries it, as a worker
+            future.set_exception(exc)
+        return future
+
+
+def worker(name: str, threads: bool) -> Executor:
+    """One owned worker thread named ``memory-<name>``, or the inline executor."""
+    if not threads:
+        return InlineExecutor()
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"memory-{name}")
 
 
 @dataclass
@@ -45,18 +65,18 @@ class SpeechBatcher:
     """Streaming state: the chunks whose speech is not transcribed yet."""
 
     def __init__(self, vad: SpeechDetector, asr: Transcriber,
-                 options: SpeechOptions | None = None, timers: dict | None = None) -> None:
+                 options: SpeechOptions | None = None, timers: StageTimes | None = None,
+                 workers: bool = True) -> None:
         self.vad, self.asr = vad, asr
         self.options = options or SpeechOptions()
         self.pending: list[VideoChunk] = []
         self._covered: list[tuple[float, float]] = []  # media spans subtitles transcribe
-        self.timers = timers if timers is not None else {}
+        self.timers = timers if timers is not None else StageTimes()
         # A detector that can stream (Silero) hears each sample once; re-running it over
         # the whole buffer at every attempt made VAD cost 20x more during long speech.
         self._streams = callable(getattr(vad, "stream", None)) and \
             callable(getattr(vad, "regions_from", None))
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-vad") \
-            if self._streams else None
+        self._worker = worker("vad", workers) if self._streams else None
         self._reset_stream()
 
     def _reset_stream(self) -> None:
@@ -110,18 +130,13 @@ class SpeechBatcher:
         return self._process(final=True) if self.pending else []
 
     def _hear(self, audio: np.ndarray) -> list[float]:
-        t0 = time.perf_counter()
-        probs = self._stream.feed(audio)
-        self._tick("vad", t0)
-        return probs
+        with self.timers.measure("vad"):
+            return self._stream.feed(audio)
 
     def _collect(self) -> None:
         for job in self._jobs:
             self._probs += job.result() or []  # a reset job returns None
         self._jobs = []
-
-    def _tick(self, stage: str, t0: float) -> None:
-        self.timers[stage] = self.timers.get(stage, 0.0) + time.perf_counter() - t0
 
     def _regions(self, audio: np.ndarray, origin: float) -> list[SpeechRegion]:
         """Speech in the pending buffer, in seconds from its start."""
@@ -129,10 +144,8 @@ class SpeechBatcher:
             return []
         duration = len(audio) / SAMPLE_RATE
         if self._stream is None:
-            t0 = time.perf_counter()
-            regions = self.vad.detect(audio)
-            self._tick("vad", t0)
-            return regions
+            with self.timers.measure("vad"):
+                return self.vad.detect(audio)
         self._collect()
         drop = max(0, int((origin - self._probs_start) / WINDOW_SECONDS))
         self._probs = self._probs[drop:]
@@ -164,9 +177,8 @@ class SpeechBatcher:
         covered = [(a - origin - _CUE_MARGIN_S, b - origin + _CUE_MARGIN_S)
                    for a, b in self._covered if b + _CUE_MARGIN_S > origin]
         todo = _uncovered(todo, covered)
-        t0 = time.perf_counter()
-        heard = self._transcribe(audio, origin, todo) if todo else []
-        self._tick("asr", t0)
+        with self.timers.measure("asr"):
+            heard = self._transcribe(audio, origin, todo) if todo else []
         words = [w for w in heard if not _inside((w.start + w.end) / 2, self._covered,
                                                   _CUE_MARGIN_S)]
         words += [w for chunk in ready for cue in chunk.cues for w in cue_words(cue)]

@@ -18,6 +18,7 @@ BENCHMARKS = {
     "duplex": "venus.bench.duplex",
     "frontend": "venus.bench.frontend",
     "harness": "venus.bench.harness",
+    "ingest": "venus.bench.ingest",
     "memory": "venus.bench.memory",
     "server": "venus.bench.server",
 }
