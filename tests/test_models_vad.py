@@ -96,3 +96,22 @@ def test_importing_the_detector_leaves_torch_threads_alone():
             "__import__('numpy').zeros(16000, 'float32')); "
             "assert torch.get_num_threads() == before, (before, torch.get_num_threads())")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_one_call_per_feed_gives_the_window_by_window_probabilities(vad, padded_sentence):
+    from memory.models.vad import VADStream, _Silero
+
+    assert vad._session.sequence is not None  # the wheel carries the sequence export
+    audio = padded_sentence[0]
+    one_by_one = VADStream(_Silero(vad._session.window))  # the per-window model only
+    batched = vad.stream()
+    sizes = np.random.default_rng(2).integers(1, 9000, size=200)
+    a, b, i = [], [], 0
+    for size in sizes:
+        a += batched.feed(audio[i:i + size])
+        b += one_by_one.feed(audio[i:i + size])
+        i += size
+        if i >= len(audio):
+            break
+    assert len(a) == len(b) > 100
+    np.testing.assert_array_equal(a, b)
