@@ -48,3 +48,11 @@ def test_bad_model_path_names_the_path(tmp_path):
     missing = tmp_path / "no-such-model"
     with pytest.raises(ModelUnavailableError, match="no-such-model"):
         MiniLMEmbedder(model_path=str(missing))
+
+
+def test_mixed_lengths_give_the_vectors_of_one_text_at_a_time(embedder):
+    texts = ["Photosynthesis.", " ".join(["The Calvin cycle fixes carbon dioxide."] * 30),
+             "Chlorophyll absorbs red and blue light.", "", "Water evaporates from the sea.",
+             " ".join(["Rivers carry water back to the sea."] * 8)]
+    alone = np.concatenate([embedder.embed([t]) for t in texts])
+    np.testing.assert_allclose(embedder.embed(texts), alone, atol=1e-5)

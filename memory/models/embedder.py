@@ -142,7 +142,11 @@ class MiniLMEmbedder:
     """The embedded `TextEmbedder`: L2-normalised float32 sentence vectors (384-d default).
 
     The model loads on construction (cached per process, so a second embedder with the
-    same path is free). ``batch_size`` bounds memory for long inputs.
+    same path is free). ``batch_size`` bounds memory for long inputs. Texts are encoded
+    shortest first, in batches of similar length: a batch is padded to its longest
+    text, and a memory embeds a segment's long summary together with its short sentences
+    (one batch padded every sentence to the summary's 256 tokens; most of the work was
+    padding). The rows come back in the order given.
     """
 
     def __init__(self, model_path: str | None = None, device: str = "cpu",
@@ -171,6 +175,22 @@ class MiniLMEmbedder:
         if not items:
             return np.zeros((0, self.dim), np.float32)
         text_prompt = self._encoder.prompt_for(prompt_name, prompt)
-        parts = [self._encoder.encode(items[i:i + self.batch_size], text_prompt)
-                 for i in range(0, len(items), self.batch_size)]
-        return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
+        out = np.empty((len(items), self.dim), np.float32)
+        for batch in _similar_lengths(items, self.batch_size):
+            out[batch] = self._encoder.encode([items[i] for i in batch], text_prompt)
+        return out
+
+
+def _similar_lengths(texts: list[str], batch_size: int) -> list[list[int]]:
+    """Indices of ``texts`` in batches of at most ``batch_size``, shortest texts first; a
+    batch ends where the next text is over twice as long as its first (so padding at most
+    doubles a batch's work)."""
+    order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+    batches: list[list[int]] = []
+    for i in order:
+        if batches and len(batches[-1]) < batch_size \
+                and len(texts[i]) <= 2 * len(texts[batches[-1][0]]) + 16:
+            batches[-1].append(i)
+        else:
+            batches.append([i])
+    return batches
