@@ -27,7 +27,7 @@ import numpy as np
 from memory.errors import ModelUnavailableError
 from memory.models.base import TextBox
 
-__all__ = ["RapidOCRReader", "reading_order"]
+__all__ = ["RapidOCRReader", "ocr_device", "reading_order"]
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +42,27 @@ _MODEL_FILES = {
 class _EngineKey:
     threads: int
     max_side: int
+    cuda: bool = False
+
+
+def ocr_device(device: str = "cpu") -> str:
+    """Where OCR runs: ``"cuda"`` needs onnxruntime-gpu (its CUDA execution provider);
+    ``"auto"`` takes CUDA when that provider is there, else the CPU."""
+    if device not in ("auto", "cpu", "cuda"):
+        raise ModelUnavailableError(f"OCR device must be 'auto', 'cpu' or 'cuda', not {device!r}")
+    if device == "cpu":
+        return "cpu"
+    try:
+        import onnxruntime as ort
+
+        cuda = "CUDAExecutionProvider" in ort.get_available_providers()
+    except ImportError:
+        cuda = False
+    if device == "cuda" and not cuda:
+        raise ModelUnavailableError(
+            "OCR on CUDA needs onnxruntime-gpu (pip uninstall onnxruntime && pip install "
+            "onnxruntime-gpu) and a CUDA device; or use device='cpu'")
+    return "cuda" if cuda else "cpu"
 
 
 def _model_dir() -> Path:
@@ -59,7 +80,8 @@ def _engine(key: _EngineKey) -> Any:
     model_dir = _model_dir()
     params: dict[str, Any] = {"Global.log_level": "error", "Global.use_cls": False,
                               "Det.limit_type": "max", "Det.limit_side_len": key.max_side,
-                              "EngineConfig.onnxruntime.intra_op_num_threads": key.threads}
+                              "EngineConfig.onnxruntime.intra_op_num_threads": key.threads,
+                              "EngineConfig.onnxruntime.use_cuda": key.cuda}
     for option, name in _MODEL_FILES.items():
         path = model_dir / name
         if not path.is_file():
@@ -86,25 +108,52 @@ class RapidOCRReader:
     ``min_confidence`` drops lines the recogniser is unsure of; ``threads`` is
     onnxruntime's intra-op thread count (-1: one per core; 1 was fastest on a busy
     2-core machine); images whose long side exceeds ``max_side`` are scaled down for
-    detection (boxes are always in the input's pixels).
+    detection (boxes are always in the input's pixels). ``device``: ``"cpu"`` (default),
+    ``"cuda"`` (onnxruntime-gpu) or ``"auto"`` (`ocr_device`).
     """
 
     def __init__(self, min_confidence: float = 0.5, threads: int = 1,
-                 max_side: int = 960) -> None:
+                 max_side: int = 960, device: str = "cpu") -> None:
         self.min_confidence = min_confidence
-        self._engine = _engine(_EngineKey(int(threads), int(max_side)))
+        self.device = ocr_device(device)
+        self._engine = _engine(_EngineKey(int(threads), int(max_side), self.device == "cuda"))
 
     def read(self, image: np.ndarray) -> list[TextBox]:
         """Text lines in an RGB uint8 image of shape (H, W, 3), top to bottom, left to right."""
         bgr = _as_bgr(image)
-        with _LOCK:
-            result = self._engine(bgr, text_score=self.min_confidence)
+        with _LOCK:  # every step named: rapidocr keeps the last call's choice of steps
+            result = self._engine(bgr, use_det=True, use_cls=False, use_rec=True,
+                                  text_score=self.min_confidence)
         if result.boxes is None or result.txts is None:
             return []
         boxes = [TextBox(text.strip(), _bounds(quad), float(score))
                  for quad, text, score in zip(result.boxes, result.txts, result.scores)
                  if text.strip() and score >= self.min_confidence]
         return reading_order(boxes)
+
+
+    def detect(self, image: np.ndarray) -> list[np.ndarray]:
+        """Text lines found in the image (detection only): each a 4x2 corner array in the
+        image's pixels, in the order `recognize` takes them."""
+        bgr = _as_bgr(image)
+        with _LOCK:
+            result = self._engine(bgr, use_det=True, use_cls=False, use_rec=False)
+        return [] if result.boxes is None else [np.asarray(q, np.float32) for q in result.boxes]
+
+    def recognize(self, image: np.ndarray, quads: list[np.ndarray]) -> list[TextBox]:
+        """The text of the given lines (from `detect` on the same image); a line read with
+        less than ``min_confidence`` comes back with empty text, so the order is kept."""
+        if not quads:
+            return []
+        bgr = _as_bgr(image)
+        with _LOCK:
+            crops = self._engine.crop_text_regions(bgr, [q.copy() for q in quads])
+            result = self._engine.recognize_txt(crops)
+        out = []
+        for quad, text, score in zip(quads, result.txts, result.scores):
+            keep = text.strip() and score >= self.min_confidence
+            out.append(TextBox(text.strip() if keep else "", _bounds(quad), float(score)))
+        return out
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from memory.models.base import (
     Transcriber,
 )
 from memory.store.keyframes import KeyFrameOptions
+from memory.store.screen import ScreenOptions
 from memory.store.speech import SpeechOptions
 
 __all__ = ["MemoryModels", "StoreOptions"]
@@ -57,6 +58,7 @@ class StoreOptions:
     caption_at_ingest: bool = False
     workers: bool = True
     keyframes: KeyFrameOptions = field(default_factory=KeyFrameOptions)
+    screen: ScreenOptions = field(default_factory=ScreenOptions)
     speech: SpeechOptions = field(default_factory=SpeechOptions)
     index: IndexOptions = field(default_factory=IndexOptions)
 

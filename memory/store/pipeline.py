@@ -1,7 +1,8 @@
 """Per-chunk processing: one-second `VideoChunk`s in, `ChunkRecord`s out.
 
 Key frames are found as each chunk arrives (cheap), and only those frames are read by
-OCR (and captioned when asked). Reading runs on one background worker, overlapping the
+OCR (and captioned when asked); `ScreenReader` recognises only the lines whose pixels
+changed since the last key frame. Reading runs on one background worker, overlapping the
 VAD + ASR that the main thread does on buffered speech: on two cores that hides most of
 the OCR time. Speech waits in the `SpeechBatcher` until a batch can be transcribed, and
 records come out in order, a batch at a time, once their key frames are read. Busy time
@@ -21,6 +22,7 @@ from memory.models.base import TextBox
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.keyframes import KeyFrameDetector, Signature
 from memory.store.records import ChunkRecord, KeyFrameRecord
+from memory.store.screen import ScreenReader
 from memory.store.speech import SpeechBatcher, worker
 from memory.store.timing import StageTimes
 
@@ -62,6 +64,7 @@ class ChunkPipeline:
         self.current = _Visual(last_keyframe.id,
                                _done((last_keyframe.ocr_text, last_keyframe.caption))) \
             if last_keyframe else _Visual(None, _done(("", "")))
+        self.screen = ScreenReader(models.ocr, options.screen, timers)
         models.ocr  # load the models on this thread, before any work is queued
         self.speech = SpeechBatcher(models.vad, models.asr, options.speech, timers,
                                     workers=options.workers)
@@ -124,7 +127,7 @@ class ChunkPipeline:
 
     def _read(self, image) -> tuple[str, str]:
         with self.timers.measure("ocr"):
-            text = ocr_text(self.models.ocr.read(image), self.options.min_ocr_confidence)
+            text = ocr_text(self.screen.read(image), self.options.min_ocr_confidence)
         return text, self._caption(image)
 
     def _caption(self, image) -> str:

@@ -22,12 +22,14 @@ __all__ = ["StageTimes"]
 
 
 class StageTimes(dict):
-    """``{stage: wall seconds}`` plus ``cpu`` (``{stage: CPU seconds}``) and ``calls``."""
+    """``{stage: wall seconds}`` plus ``cpu`` (``{stage: CPU seconds}``), ``calls`` and
+    ``counts`` (events a stage reports, such as the pixels OCR read)."""
 
     def __init__(self, cpu_clock: Callable[[], float] = time.thread_time) -> None:
         super().__init__()
         self.cpu: dict[str, float] = {}
         self.calls: dict[str, int] = {}
+        self.counts: dict[str, int] = {}
         self.cpu_clock = cpu_clock
         self._lock = threading.Lock()
 
@@ -45,3 +47,7 @@ class StageTimes(dict):
             self[stage] = self.get(stage, 0.0) + wall
             self.cpu[stage] = self.cpu.get(stage, 0.0) + cpu
             self.calls[stage] = self.calls.get(stage, 0) + 1
+
+    def count(self, event: str, n: int = 1) -> None:
+        with self._lock:
+            self.counts[event] = self.counts.get(event, 0) + n
