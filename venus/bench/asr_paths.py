@@ -73,10 +73,11 @@ class Comparison:
         return rows
 
 
-def compare(videos: dict[str, tuple[Path, dict]], repeat: int = 1) -> Comparison:
+def compare(videos: dict[str, tuple[Path, dict]], repeat: int = 1,
+            device: str = "cpu") -> Comparison:
     from memory.models import SileroSpeechDetector, WhisperTranscriber
 
-    asr, vad = WhisperTranscriber(), SileroSpeechDetector()
+    asr, vad = WhisperTranscriber(device=device), SileroSpeechDetector()
     asr.transcribe(np.zeros(16000, np.float32))  # load and warm once, outside the timing
     out = Comparison()
     for name, (video, truth) in videos.items():

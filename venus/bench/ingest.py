@@ -21,10 +21,12 @@ on a busy machine say so.
 from __future__ import annotations
 
 import argparse
+import itertools
 import multiprocessing
 import os
 import statistics
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="ingest modes to run, comma-separated (default alone,overlapped)")
     p.add_argument("--repeat", type=int, default=1,
                    help="runs per mode, interleaved; timing figures are medians (default 1)")
+    p.add_argument("--asr-threads", default="",
+                   help="CTranslate2 threads for Whisper, comma-separated to compare them "
+                        "(each mode runs with each, interleaved; default: the memory's own)")
+    p.add_argument("--batch-seconds", default="",
+                   help="speech batch lengths to compare, comma-separated (default: the "
+                        "memory's own)")
+    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu",
+                   help="where Whisper (CTranslate2) and OCR (onnxruntime-gpu) run (default cpu)")
     p.add_argument("--compare", action="store_true",
                    help="also run the ASR paths side by side on each lecture's audio")
     p.add_argument("--work", default=".cache/bench-ingest",
@@ -69,28 +79,28 @@ def run(args: argparse.Namespace) -> BenchReport:
     load_start = _load()
     print(f"load average at start: {load_start}")
     videos = {name: _lecture(name, args) for name in lectures}
+    runs_of = variants(modes, args.asr_threads, args.batch_seconds, args.device)
     figures: dict[str, Any] = {"lectures": {}, "load_average_start": load_start}
     rows: list[list[Any]] = []
+    labels: list[str] = []
     for name, (video, truth) in videos.items():
-        per_mode = _measure(video, modes, args.repeat)
-        summary = _summarise(per_mode, os.cpu_count() or 1)
+        per_label = _measure(video, runs_of, args.repeat)
+        labels = list(per_label)
+        summary = _summarise(per_label, os.cpu_count() or 1)
         figures["lectures"][name] = {"video": str(video), "voice": truth.get("voice"),
                                      **summary}
         rows += _rows(name, summary)
+    header = _header(labels)
     compare = None
     if args.compare:
         from venus.bench import asr_paths
 
-        compare = asr_paths.compare({n: v for n, v in videos.items()}, args.repeat)
+        compare = asr_paths.compare(videos, args.repeat, args.device)
         figures["asr_compare"] = compare.figures
-        rows += [[""] * len(_HEADER)] + compare.rows_as(len(_HEADER))
+        rows += [[""] * len(header)] + compare.rows_as(len(header))
     figures["load_average_end"] = _load()
     figures.update(_headline(figures["lectures"]))
-    return BenchReport("ingest", _HEADER, rows, _summary_line(figures, compare), figures)
-
-
-_HEADER = ["lecture", "stage", "cpu s/h alone", "wall s/h alone", "busy s/h overlapped",
-           "calls/h"]
+    return BenchReport("ingest", header, rows, _summary_line(figures, compare), figures)
 
 
 def _choices(text: str, allowed: tuple[str, ...], flag: str) -> list[str]:
@@ -130,23 +140,49 @@ def _lecture(name: str, args: argparse.Namespace) -> tuple[Path, dict]:
     return files.video, {**files.truth, "voice": args.voice}
 
 
-def _measure(video: Path, modes: list[str], repeat: int) -> dict[str, list[dict]]:
-    runs: dict[str, list[dict]] = {m: [] for m in modes}
+@dataclass(frozen=True)
+class Variant:
+    """One way to run the ingest: the mode, Whisper's threads (None: the memory's own),
+    the speech batch in seconds (None: the memory's own) and the device."""
+
+    mode: str
+    asr_threads: int | None = None
+    batch_seconds: float | None = None
+    device: str = "cpu"
+
+
+def variants(modes: list[str], asr_threads: str, batch_seconds: str,
+             device: str) -> dict[str, Variant]:
+    """Every combination of the choices, by a label naming only what varies."""
+    threads = [int(t) for t in asr_threads.split(",") if t.strip()] or [None]
+    batches = [float(b) for b in batch_seconds.split(",") if b.strip()] or [None]
+    out = {}
+    for m, t, b in itertools.product(modes, threads, batches):
+        label = m + (f"/asr{t}" if len(threads) > 1 else "") \
+            + (f"/batch{b:g}" if len(batches) > 1 else "")
+        out[label] = Variant(m, t, b, device)
+    return out
+
+
+def _measure(video: Path, runs_of: dict[str, Variant], repeat: int) -> dict[str, list[dict]]:
+    """Runs of every variant, interleaved (the order reverses each round)."""
+    runs: dict[str, list[dict]] = {label: [] for label in runs_of}
+    order = list(runs_of)
     for r in range(repeat):
-        for mode in modes if r % 2 == 0 else modes[::-1]:
-            result = _in_child(str(video), mode)
-            print(f"  {video.parent.name} {mode}: {result['x_realtime']:.1f}x real time, "
+        for label in order if r % 2 == 0 else order[::-1]:
+            result = _in_child(str(video), runs_of[label])
+            print(f"  {video.parent.name} {label}: {result['x_realtime']:.1f}x real time, "
                   f"wall {result['wall_s']:.1f} s, CPU {result['cpu_s']:.1f} s, "
-                  f"load {result['load']}")
-            runs[mode].append(result)
+                  f"load {result['load']}", flush=True)
+            runs[label].append(result)
     return runs
 
 
-def _in_child(video: str, mode: str) -> dict[str, Any]:
+def _in_child(video: str, variant: Variant) -> dict[str, Any]:
     """One ingest in a fresh process (spawned: nothing inherited from this heap)."""
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(1) as pool:
-        return pool.apply(ingest_once, (video, mode))
+        return pool.apply(ingest_once, (video, variant))
 
 
 def warm_models(models) -> None:
@@ -164,20 +200,30 @@ def warm_models(models) -> None:
     models.ocr.read(np.asarray(page))
 
 
-def ingest_once(video: str, mode: str) -> dict[str, Any]:
+def ingest_once(video: str, variant: Variant) -> dict[str, Any]:
     """Ingest ``video`` into a temporary memory; return its timing figures."""
     import tempfile
 
     import torch
 
-    from memory.store import MemoryModels, StoreOptions, VideoMemory
+    from memory.store import MemoryModels, SpeechOptions, StoreOptions, VideoMemory
 
     # One torch thread, as in `venus bench memory`: on two shared cores a second thread
     # made the MiniLM embedding slower, and the other stages need the core.
     torch.set_num_threads(1)
+    from memory.models import RapidOCRReader, WhisperTranscriber
+
     models = MemoryModels()
+    if variant.asr_threads is not None or variant.device != "cpu":
+        models.asr = WhisperTranscriber(cpu_threads=variant.asr_threads or 0,
+                                        device=variant.device)
+    if variant.device != "cpu":
+        models.ocr = RapidOCRReader(device=variant.device)
     warm_models(models)
-    options = StoreOptions(workers=mode == "overlapped")
+    options = StoreOptions(workers=variant.mode == "overlapped")
+    if variant.batch_seconds is not None:
+        options.speech = SpeechOptions(batch_seconds=variant.batch_seconds,
+                                       max_batch_seconds=2 * variant.batch_seconds)
     with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
         mem = VideoMemory.create(Path(tmp) / "mem", models=models, options=options)
         c0, w0 = time.process_time(), time.perf_counter()
@@ -186,11 +232,17 @@ def ingest_once(video: str, mode: str) -> dict[str, Any]:
         stats = mem.stats()
         reads = ocr_reads(mem.db.all_chunks())
         mem.close()
-    return {"mode": mode, "video_seconds": stats["duration"], "wall_s": wall, "cpu_s": cpu,
+    return {"mode": variant.mode, "video_seconds": stats["duration"], "wall_s": wall, "cpu_s": cpu,
             "x_realtime": stats["duration"] / wall, "peak_rss_mb": peak_rss_mb(),
             "stage_wall": dict(mem.timers), "stage_cpu": dict(mem.timers.cpu),
             "stage_calls": dict(mem.timers.calls), "keyframes": stats["keyframes"],
-            "ocr_reads": reads, "load": _load()}
+            "ocr_reads": {**reads, **_counts(mem.timers.counts)}, "load": _load()}
+
+
+def _counts(counts: dict[str, int]) -> dict[str, float]:
+    """The pipeline's event counts, pixels as megapixels."""
+    return {(k.replace("pixels", "megapixels") if "pixels" in k else k):
+            (v / 1e6 if "pixels" in k else v) for k, v in counts.items()}
 
 
 def ocr_reads(chunks) -> dict[str, int]:
@@ -221,10 +273,10 @@ def _median_stage(runs: list[dict], key: str) -> dict[str, float]:
                                  for r in runs) for s in stages}
 
 
-def _summarise(per_mode: dict[str, list[dict]], cores: int) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for mode, runs in per_mode.items():
-        out[mode] = {
+def _summarise(per_label: dict[str, list[dict]], cores: int) -> dict[str, Any]:
+    runs_out: dict[str, Any] = {}
+    for label, runs in per_label.items():
+        runs_out[label] = {
             "x_realtime": statistics.median(r["x_realtime"] for r in runs),
             "wall_s_per_h": statistics.median(_per_hour(r["wall_s"], r["video_seconds"])
                                               for r in runs),
@@ -238,8 +290,10 @@ def _summarise(per_mode: dict[str, list[dict]], cores: int) -> dict[str, Any]:
                                 for k, v in runs[0]["ocr_reads"].items()},
             "video_seconds": runs[0]["video_seconds"], "runs": len(runs),
             "load": [r["load"] for r in runs]}
-    if "alone" in out:
-        out["critical_path"] = critical_path(out["alone"]["stage_cpu_s_per_h"], cores)
+    out: dict[str, Any] = {"runs": runs_out}
+    alone = next((f for label, f in runs_out.items() if label.startswith("alone")), None)
+    if alone is not None:
+        out["critical_path"] = critical_path(alone["stage_cpu_s_per_h"], cores)
     return out
 
 
@@ -255,48 +309,57 @@ def critical_path(stage_cpu: dict[str, float], cores: int) -> dict[str, Any]:
             "chains_s_per_h": chains, "cpu_over_cores_s_per_h": spread, "cores": cores}
 
 
+def _header(labels: list[str]) -> list[str]:
+    return ["lecture", "stage"] + [f"{label} {kind} s/h" for label in labels
+                                   for kind in ("cpu", "wall")] + ["calls/h"]
+
+
 def _rows(name: str, summary: dict[str, Any]) -> list[list[Any]]:
-    alone, over = summary.get("alone", {}), summary.get("overlapped", {})
-    stages = sorted(set(alone.get("stage_cpu_s_per_h", {})) |
-                    set(over.get("stage_wall_s_per_h", {})))
-    rows = []
-    for s in stages:
-        rows.append([name, s, alone.get("stage_cpu_s_per_h", {}).get(s, "-"),
-                     alone.get("stage_wall_s_per_h", {}).get(s, "-"),
-                     over.get("stage_wall_s_per_h", {}).get(s, "-"),
-                     round((alone or over).get("stage_calls_per_h", {}).get(s, 0))])
-    for mode, figures in (("alone", alone), ("overlapped", over)):
-        if figures:
-            rows.append([name, f"TOTAL {mode}", figures["cpu_s_per_h"],
-                         figures["wall_s_per_h"] if mode == "alone" else "-",
-                         figures["wall_s_per_h"] if mode == "overlapped" else "-",
-                         f"{figures['x_realtime']:.1f}x, {figures['peak_rss_mb']:.0f} MB"])
-    reads = (alone or over).get("ocr_reads_per_h")
-    if reads:
-        rows.append([name, "OCR reads per hour", "-", "-", "-",
-                     ", ".join(f"{k} {v:.0f}" for k, v in reads.items())])
+    """Per stage: CPU and wall seconds per hour in each run; then totals, OCR, the bound."""
+    runs = summary["runs"]
+    first = next(iter(runs.values()))
+    stages = sorted({s for f in runs.values() for s in f["stage_wall_s_per_h"]})
+    rows = [[name, s] + [f[k].get(s, "-") for f in runs.values()
+                         for k in ("stage_cpu_s_per_h", "stage_wall_s_per_h")]
+            + [round(first["stage_calls_per_h"].get(s, 0))] for s in stages]
+    rows.append([name, "TOTAL"] + [x for f in runs.values()
+                                   for x in (f["cpu_s_per_h"], f["wall_s_per_h"])]
+                + ["; ".join(f"{label} {f['x_realtime']:.1f}x, {f['peak_rss_mb']:.0f} MB"
+                             for label, f in runs.items())])
+    blank = ["-"] * (2 * len(runs))
+    rows.append([name, "OCR reads per hour"] + blank + [", ".join(
+        f"{k} {v:.0f}" for k, v in first["ocr_reads_per_h"].items())])
     if "critical_path" in summary:
         cp = summary["critical_path"]
-        rows.append([name, f"critical path ({cp['bound']})", "-", "-", cp["seconds_per_h"],
-                     f"{3600.0 / cp['seconds_per_h']:.1f}x at best"])
+        rows.append([name, f"critical path ({cp['bound']})"] + blank
+                    + [f"{cp['seconds_per_h']:.0f} s/h: {3600 / cp['seconds_per_h']:.1f}x at best"])
     return rows
 
 
+def _best(lecture: dict[str, Any]) -> dict[str, Any]:
+    """The run a lecture's headline comes from: the fastest overlapped one."""
+    runs = lecture["runs"]
+    over = [f for label, f in runs.items() if label.startswith("overlapped")] or \
+        list(runs.values())
+    return max(over, key=lambda f: f["x_realtime"])
+
+
 def _headline(lectures: dict[str, Any]) -> dict[str, Any]:
-    """The stable top-level keys (`BENCHMARKS.md`): per lecture, from the overlapped run."""
-    mode = lambda f: f.get("overlapped") or f.get("alone") or {}
-    return {"x_realtime": {n: mode(f).get("x_realtime") for n, f in lectures.items()},
-            "stage_seconds": {n: mode(f).get("stage_wall_s_per_h") for n, f in lectures.items()},
-            "stage_cpu_seconds": {n: f.get("alone", {}).get("stage_cpu_s_per_h")
+    """The stable top-level keys (`BENCHMARKS.md`): per lecture, from its fastest
+    overlapped run (per-stage CPU from the run with every stage alone)."""
+    alone = lambda f: next((r for k, r in f["runs"].items() if k.startswith("alone")), {})
+    return {"x_realtime": {n: _best(f)["x_realtime"] for n, f in lectures.items()},
+            "stage_seconds": {n: _best(f)["stage_wall_s_per_h"] for n, f in lectures.items()},
+            "stage_cpu_seconds": {n: alone(f).get("stage_cpu_s_per_h")
                                   for n, f in lectures.items()},
-            "peak_rss_mb": {n: mode(f).get("peak_rss_mb") for n, f in lectures.items()},
+            "peak_rss_mb": {n: _best(f)["peak_rss_mb"] for n, f in lectures.items()},
             "critical_path": {n: f.get("critical_path") for n, f in lectures.items()}}
 
 
 def _summary_line(figures: dict[str, Any], compare) -> str:
     parts = []
     for name, f in figures["lectures"].items():
-        over = f.get("overlapped") or f.get("alone")
+        over = _best(f)
         cp = f.get("critical_path")
         parts.append(f"{name} {over['x_realtime']:.1f}x real time "
                      f"({over['wall_s_per_h']:.0f} s wall, {over['cpu_s_per_h']:.0f} s CPU "
