@@ -254,11 +254,11 @@ class VideoMemory(MemoryReader):
 
     def _embed_keyframes(self, records: list[ChunkRecord]) -> None:
         """New key frames through the image model (when there is one), in one batch."""
-        t0 = time.perf_counter()
-        self._pictures.embed_new(records)
-        if self.models.image_embedder is not None:
-            self.timers["image_embed"] = self.timers.get("image_embed", 0.0) \
-                + time.perf_counter() - t0
+        if self.models.image_embedder is None:
+            self._pictures.embed_new(records)
+            return
+        with self.timers.measure("image_embed"):
+            self._pictures.embed_new(records)
 
     def _write_keyframes(self, records: list[ChunkRecord]) -> None:
         with self.timers.measure("jpeg"):
