@@ -6,6 +6,7 @@ after a kill and resume, and for a memory built before the image model was plugg
 
 from __future__ import annotations
 
+import logging
 import shutil
 
 import numpy as np
@@ -162,11 +163,7 @@ def test_reopen_and_a_lost_checkpoint_give_identical_results(built, text_models,
     assert spans(reader) == expected  # rebuilt from SQLite; a reader writes nothing
     assert not (copy / CHECKPOINT).exists()
     reader.close()
-    blind = MemoryReader.open(copy, models=text_models)
-    with pytest.raises(ModelUnavailableError) as err:
-        blind.search_image(queries[0])
-    assert str(err.value) == NO_IMAGE_MODEL and "TransformersImageEmbedder(" in NO_IMAGE_MODEL
-    blind.close()
+
 
 
 class _Killed(Exception):
@@ -229,3 +226,66 @@ def test_another_image_model_is_refused_with_the_fix(built, text_models, tmp_pat
     again = VideoMemory.open(tmp_path / "copy", models=with_images(text_models, other))
     with pytest.raises(StoreError, match="embedded as .*-d vectors.*same image model"):
         again.search_image(scenes[0]["image"])
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory, text_models):
+    """The same stream ingested with no image model at all."""
+    mem = VideoMemory.create(tmp_path_factory.mktemp("plain") / "m", models=text_models)
+    mem.ingest(stream()[0])
+    return mem
+
+
+QUERIES = ("a red car on the street", "what was on the screen", "photosynthesis chlorophyll",
+           "plants turn light into sugar")
+
+
+def test_a_memory_without_an_image_model_is_as_before(plain, built, text_models, tmp_path):
+    assert not plain.db.keyframe_vectors() and not (plain.directory / CHECKPOINT).exists()
+    assert "image_embed" not in plain.stats()["stage_seconds"]
+    with pytest.raises(ModelUnavailableError) as err:
+        plain.search_image(stream()[1][0]["image"])
+    assert str(err.value) == NO_IMAGE_MODEL and "TransformersImageEmbedder(" in NO_IMAGE_MODEL
+    # The memory built with an image model, opened without one: its vectors are unused and
+    # every search is the plain memory's.
+    mem = built[0]
+    mem.checkpoint()
+    shutil.copytree(mem.directory, tmp_path / "copy")
+    blind = MemoryReader.open(tmp_path / "copy", models=text_models)
+
+    def spans(m):
+        return [[(h.start, h.end, h.level, h.text, round(h.score, 6)) for h in m.search(q, k=8)]
+                for q in QUERIES]
+
+    assert spans(blind) == spans(plain)
+    blind.close()
+
+
+def test_reopened_without_its_image_model_it_names_the_model(built, text_models, tmp_path,
+                                                             caplog):
+    mem, _, scenes = built
+    mem.checkpoint()
+    shutil.copytree(mem.directory, tmp_path / "copy")
+    call = f"TransformersImageEmbedder({mem.models.image_embedder.model_path!r})"
+    with caplog.at_level(logging.WARNING, logger="memory.store.pictures"), \
+            caplog.at_level(logging.WARNING, logger="memory.store.reader"):
+        blind = VideoMemory.open(tmp_path / "copy", models=text_models)
+    assert any(f"MemoryModels(image_embedder={call})" in r.getMessage() for r in caplog.records)
+    with pytest.raises(ModelUnavailableError) as err:
+        blind.search_image(scenes[0]["image"])
+    assert f"were embedded by {call}" in str(err.value)
+    assert f"pass MemoryModels(image_embedder={call})" in str(err.value)
+    reply = blind.answer("What was on the screen at 0:05?").text
+    assert reply.endswith(str(err.value))
+    blind.close()
+
+
+def test_a_visual_question_without_an_image_model_says_what_to_plug_in(plain, built):
+    # Text-free scenes until 0:36, then a slide: the slide is no reply to these.
+    for question in ("What was on the screen at 0:05?", "What did you see at 0:03?",
+                     "Which picture was shown at 0:01?"):
+        reply = plain.answer(question).text
+        assert reply.endswith(NO_IMAGE_MODEL), reply
+        assert NO_IMAGE_MODEL not in built[0].answer(question).text
+    for question in ("What turns light into sugar?", "What did the slide show about plants?"):
+        assert NO_IMAGE_MODEL not in plain.answer(question).text  # spoken, or screen text

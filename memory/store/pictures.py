@@ -7,6 +7,8 @@ repeats nothing and a resumed ingest embeds the same key frames again. A FAISS i
 by key-frame id holds them; ``keyframes.faiss`` is a checkpoint of those rows, topped up
 from SQLite on open like the text levels. Key frames stored before an image model was
 plugged in are embedded from their JPEGs the first time a writer opens the memory with one.
+The model that made the vectors is named in the metadata, so a memory opened without it
+says which model to pass (and one opened with no image model at all behaves as before).
 
 Key-frame ids are the index of the chunk where the frame appeared, so they grow with
 time and the causal cutoff is an id range: a key frame is visible to a read at time t
@@ -16,19 +18,22 @@ next key frame appears; a time window selects the key frames on screen during it
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from memory.errors import StoreError
+from memory.evidence import Answer
 from memory.index.faiss_index import FaissIndex, IndexOptions
 from memory.models.base import ImageEmbedder
 from memory.store.db import MemoryDB
 from memory.store.records import ChunkRecord
 
-__all__ = ["CHECKPOINT", "NO_IMAGE_MODEL", "PictureIndex"]
+__all__ = ["CHECKPOINT", "NO_IMAGE_MODEL", "PictureIndex", "asks_what_was_seen", "made_by"]
 
 logger = logging.getLogger(__name__)
 CHECKPOINT = "keyframes.faiss"
@@ -39,6 +44,19 @@ NO_IMAGE_MODEL = (
     "with a CLIP or SigLIP checkpoint on this machine.")
 """The one sentence a visual question or search gets without an `ImageEmbedder` (no image
 model ships in any package, so it names a local path, never a download)."""
+_SEEN = re.compile(r"\b(on (the )?screen|see|saw|seen|shown?|showed|showing|look(ed|s)?|"
+                   r"pictures?|images?|visible|scenes?|colou?rs?|wear(ing)?)\b", re.IGNORECASE)
+
+
+def asks_what_was_seen(question: str) -> bool:
+    """Whether ``question`` asks about something seen (the screen, a picture, a scene)."""
+    return bool(_SEEN.search(question))
+
+
+def made_by(embedder: ImageEmbedder) -> str:
+    """How to construct ``embedder`` again, for messages: ``Class('/its/path')``."""
+    path = getattr(embedder, "model_path", None)
+    return f"{type(embedder).__name__}({str(path)!r})" if path else f"{type(embedder).__name__}()"
 
 
 class PictureIndex:
@@ -96,6 +114,30 @@ class PictureIndex:
     def __len__(self) -> int:
         return len(self._ids)
 
+    def missing_model(self) -> str:
+        """What a search of the pictures says without an image model: the model that
+        embedded this memory's key frames when there is one, else `NO_IMAGE_MODEL`."""
+        model = self.db.get_meta("image_model")
+        if not model or not len(self):
+            return NO_IMAGE_MODEL
+        return (f"This memory's key frames were embedded by {model}, which is not plugged "
+                f"in: pass MemoryModels(image_embedder={model}) (the same model, from this "
+                f"machine) to search its pictures; without it they are found only by their "
+                f"text.")
+
+    def hint(self, answer: Answer) -> Answer:
+        """``answer`` to a question about something seen, without an image model, when its
+        lead moment shows no text or caption or lies outside the time asked about: it
+        ends with what to plug in."""
+        if self.embedder is not None or not asks_what_was_seen(answer.question):
+            return answer
+        lead = answer.citations[0] if answer.citations else None
+        lo, hi = answer.time_window
+        if answer.found and lead is not None and (lead.ocr_text.strip() or lead.caption.strip()) \
+                and (lo is None or lead.end >= lo) and (hi is None or lead.start <= hi):
+            return answer
+        return dataclasses.replace(answer, text=f"{answer.text} {self.missing_model()}")
+
     # -- writing ----------------------------------------------------------------------
     def embed_new(self, records: Sequence[ChunkRecord]) -> None:
         """Give each new key frame of ``records`` its vector (before they are committed)."""
@@ -152,6 +194,7 @@ class PictureIndex:
         if stored is None:
             if self.writable:
                 self.db.set_meta("image_dim", dim)
+                self.db.set_meta("image_model", made_by(self.embedder))
         elif int(stored) != dim:
             raise StoreError(f"this memory's key frames were embedded as {stored}-d vectors but "
                              f"the image model gives {dim}-d; open it with the same image model "

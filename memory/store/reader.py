@@ -32,7 +32,7 @@ from memory.store.config import MemoryModels, StoreOptions
 from memory.store.db import MemoryDB
 from memory.store.hierarchy import segment_summary
 from memory.store.levels import LEVELS, SEGMENT, Level, keyframe_path, level_named
-from memory.store.pictures import NO_IMAGE_MODEL, PictureIndex
+from memory.store.pictures import PictureIndex
 from memory.store.records import ChunkRecord
 from memory.store.retrieval import Candidate, LevelIndex
 from memory.store.units import build_units
@@ -73,6 +73,8 @@ class MemoryReader:
         if not self.read_only:
             self._fill_units()
             self._pictures.fill()
+        if models.image_embedder is None and len(self._pictures):
+            logger.warning("%s", self._pictures.missing_model())
 
     @classmethod
     def open(cls, directory: str | Path, models: MemoryModels | None = None,
@@ -219,7 +221,7 @@ class MemoryReader:
         from memory.models.image_embedder import as_rgb
 
         if self.models.image_embedder is None:
-            raise ModelUnavailableError(NO_IMAGE_MODEL)
+            raise ModelUnavailableError(self._pictures.missing_model())
         picture = as_rgb(image)
         self._sync()
         if not len(self._pictures) and self.db.keyframes_without_vectors():
@@ -248,7 +250,8 @@ class MemoryReader:
         from memory.store.answering import answer_question
 
         self._sync()
-        return answer_question(self, question, self.duration if at is None else at, k)
+        answer = answer_question(self, question, self.duration if at is None else at, k)
+        return self._pictures.hint(answer)
 
     # -- internals (the caller holds the lock) ---------------------------------------------
     def _search(self, query: str, vector: np.ndarray, k: int, before: float | None,
