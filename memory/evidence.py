@@ -62,7 +62,7 @@ class Moment:
     what was on screen; ``keyframe`` a JPEG path (None when the stretch had none);
     ``level`` is "chunk" (the raw recent window), "segment" or "chapter"; ``evidence``
     the units inside it that were scored for the question, best first (empty for a plain
-    search).
+    search); ``video_id`` the video of a library it comes from (None in one memory).
     """
 
     start: float
@@ -76,6 +76,7 @@ class Moment:
     id: int | None = None
     caption: str = ""
     evidence: tuple[Evidence, ...] = ()
+    video_id: str | None = None
 
     def span(self) -> str:
         return f"{format_time(self.start)}-{format_time(self.end)}"

@@ -139,16 +139,25 @@ class TextIndex:
                           (row_id, index_terms(text)))
 
     def search(self, query: str, k: int,
-               id_range: tuple[int, int] | None = None) -> list[tuple[int, float]]:
-        """The ``k`` best ``(id, bm25)`` rows in ``id_range`` (higher is better)."""
+               id_range: tuple[int, int] | Sequence[tuple[int, int]] | None = None
+               ) -> list[tuple[int, float]]:
+        """The ``k`` best ``(id, bm25)`` rows in ``id_range`` (one ``[lo, hi)`` range or a
+        list of them, as a video library scopes several videos; higher is better)."""
         match = fts_query(query)
         if match is None:
             return []
-        lo, hi = id_range if id_range is not None else (-(2**62), 2**62)
+        ranges = [id_range] if id_range is not None and len(id_range) == 2 \
+            and not isinstance(id_range[0], (tuple, list)) else id_range
+        if ranges is None or len(ranges) == 1:
+            lo, hi = ranges[0] if ranges else (-(2**62), 2**62)
+            where, args = "rowid >= ? AND rowid < ?", (lo, hi)
+        else:  # many ranges: one JSON argument, tested per matching row
+            where = ("EXISTS (SELECT 1 FROM json_each(?) r WHERE rowid >= r.value->>0 "
+                     "AND rowid < r.value->>1)")
+            args = (json.dumps([[int(a), int(b)] for a, b in ranges]),)
         rows = self.conn.execute(
             f"SELECT rowid, bm25({self.table}) AS r FROM {self.table} WHERE {self.table} "
-            f"MATCH ? AND rowid >= ? AND rowid < ? ORDER BY r, rowid LIMIT ?",
-            (match, lo, hi, k)).fetchall()
+            f"MATCH ? AND {where} ORDER BY r, rowid LIMIT ?", (match, *args, k)).fetchall()
         return [(int(i), -float(r)) for i, r in rows]
 
     def score_text(self, query: str, text: str) -> float:

@@ -19,7 +19,22 @@ from memory.index.faiss_index import FaissIndex, IndexOptions
 from memory.lexical import reciprocal_rank_fusion
 from memory.store.db import TextIndex
 
-__all__ = ["Candidate", "LevelIndex"]
+__all__ = ["Candidate", "LevelIndex", "id_range_of"]
+
+
+def id_range_of(ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, before: float | None,
+                start: float | None = None, end: float | None = None) -> tuple[int, int] | None:
+    """The ``[lo, hi)`` ids of the rows (in time order, ends non-decreasing) that end by
+    ``before`` and overlap ``[start, end]``; None if none does."""
+    hi = len(ids)
+    if before is not None:
+        hi = int(np.searchsorted(ends, before + 1e-6, side="right"))
+    if end is not None:
+        hi = min(hi, int(np.searchsorted(starts, end, side="left")))
+    lo = 0 if start is None else int(np.searchsorted(ends, start, side="right"))
+    if lo >= hi:
+        return None
+    return int(ids[lo]), int(ids[hi - 1]) + 1
 
 
 @dataclass(frozen=True)
@@ -69,16 +84,7 @@ class LevelIndex:
     def id_range(self, before: float | None, start: float | None = None,
                  end: float | None = None) -> tuple[int, int] | None:
         """Ids of rows that end by ``before`` and overlap ``[start, end]``; None if none."""
-        ids, starts, ends = self._times()
-        hi = len(ids)
-        if before is not None:
-            hi = int(np.searchsorted(ends, before + 1e-6, side="right"))
-        if end is not None:
-            hi = min(hi, int(np.searchsorted(starts, end, side="left")))
-        lo = 0 if start is None else int(np.searchsorted(ends, start, side="right"))
-        if lo >= hi:
-            return None
-        return int(ids[lo]), int(ids[hi - 1]) + 1
+        return id_range_of(*self._times(), before, start, end)
 
     def search(self, query: str, vector: np.ndarray, id_range: tuple[int, int] | None,
                candidates: int, extra: tuple[str, np.ndarray] | None = None,
