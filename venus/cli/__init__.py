@@ -42,6 +42,7 @@ _COMMAND_MODULES = (
     "venus.cli.eval",
     "venus.cli.doctor",
     "venus.cli.notebooks",
+    "venus.cli.library",
 )
 
 _EPILOG = ("exit codes: 0 ok, 1 failure, 2 usage error, 3 bad input (a file, argument or "
