@@ -19,6 +19,7 @@ BENCHMARKS = {
     "frontend": "venus.bench.frontend",
     "harness": "venus.bench.harness",
     "ingest": "venus.bench.ingest",
+    "library": "venus.bench.library",
     "memory": "venus.bench.memory",
     "server": "venus.bench.server",
 }
