@@ -46,10 +46,30 @@ document.addEventListener('click', (event) => {
   video.currentTime = seconds;
   video.scrollIntoView({block: 'nearest'});
 }, true);
+(() => {
+  const opened = new Set();
+  const key = (d) => {
+    const result = d.closest('.venus-result');
+    const li = d.closest('li');
+    return (result?.querySelector('b')?.textContent || '') + '|' +
+           (li ? li.textContent.replace(d.textContent, '') : '');
+  };
+  document.addEventListener('toggle', (event) => {
+    const d = event.target;
+    if (!(d instanceof HTMLDetailsElement) || !d.closest('#venus-chat')) return;
+    d.open ? opened.add(key(d)) : opened.delete(key(d));
+  }, true);
+  new MutationObserver(() => {
+    if (!opened.size) return;
+    for (const d of document.querySelectorAll('#venus-chat details:not([open])'))
+      if (opened.has(key(d))) d.open = true;
+  }).observe(document.documentElement, {childList: true, subtree: true});
+})();
 </script>
 """
 """Page script: chips and ``data-seek`` elements seek the player (capture phase, so a
-link inside the chat never navigates)."""
+link inside the chat never navigates); a quiz answer the user opened stays open when
+the chat is drawn again (each new message redraws it)."""
 
 
 def banner_html(status: Status) -> str:

@@ -202,6 +202,12 @@ def test_answers_have_chips_that_seek_and_every_label_is_video_time(server, tab,
     print(f"idle traffic over 10 s with one loaded session: {idle['requests']} requests, "
           f"{idle['bytes']} bytes ({idle['urls']})")
     assert idle["requests"] <= 5 and idle["bytes"] <= 5_000
+    replies = page.locator("#venus-chat [data-testid=bot]").count()
+    ask(page, "How do clouds form?")  # a new message redraws the chat ...
+    page.wait_for_function("n => document.querySelectorAll('#venus-chat [data-testid=bot]')"
+                           ".length > n", arg=replies, timeout=60_000)
+    opened = page.locator("#venus-chat .venus-result", has_text="Quiz on").last
+    assert opened.locator("details b").first.is_visible()  # ... and the opened answer stays
 
     # 5. the chat's clear button clears the conversation, not the memory ...
     page.locator("#venus-chat button[aria-label='Clear']").click()
