@@ -146,10 +146,12 @@ class IVFPQ:
 
     @classmethod
     def from_state(cls, faiss, state) -> IVFPQ:
+        # deserialize_index returns the IndexIVFPQ itself. A downcast_index of it would be a
+        # second wrapper without ownership: once the first is collected, the C++ index is
+        # freed under it (a reloaded index then searched freed memory).
         index = faiss.deserialize_index(np.asarray(state["ivf"], np.uint8))
         nprobe, trained_n = (int(x) for x in state["ivf_settings"])
-        return cls(faiss, faiss.downcast_index(index), nprobe, trained_n,
-                   float(state["ivf_recall"]))
+        return cls(faiss, index, nprobe, trained_n, float(state["ivf_recall"]))
 
 
 def refine(engine: IVFPQ, store, queries: np.ndarray, k: int, factor: int, selector=None,
