@@ -1,66 +1,249 @@
-"""The embedded answerer: extractive replies quoted from the retrieved moments.
+"""The embedded answerer: score evidence units for a question, quote the one that answers.
 
-The data it works on (`Moment`, `Answer`) lives in `memory.evidence`, the `Answerer`
-seam in `memory.models.base`; both are re-exported here. The embedded
-`ExtractiveAnswerer` needs no model: it quotes the best sentence of the best moments
-with their times. A generative backend (`memory.captioner.TransformersVLM`) implements
-the same Protocol. This module sits below the store, which imports it.
+No generative model worth shipping exists in a package, so the embedded answer is
+extractive and must be precise: the store hands over the sentences said and the lines
+shown inside the best moments (`memory.evidence.Evidence`), `UnitScorer` ranks them,
+the store abstains when even the best is below a threshold calibrated on the answer
+benchmark's tuning split (`AnswerOptions.min_score`), and `ExtractiveAnswerer` writes a
+short reply that leads with the answering unit and its time::
+
+    At 1:29 it was said: "The rungs are made of four bases called adenine, thymine, ..."
+
+The score of a unit (each part in 0..1) is a weighted sum of:
+
+- ``dense``: cosine of the question's and the unit's MiniLM vectors;
+- ``lexical``: the idf-weighted share of the question's terms the unit contains;
+- ``type``: the unit holds what the question asks for (a number for "how many", a name
+  for "who", a year for "when", a colour, a place, a reason);
+- ``info``: the unit says more than the question (new content words): a slide title
+  that repeats the question is a worse answer than the sentence that completes it;
+- ``prior``: the moment's own retrieval rank.
+
+`SCORERS` holds the variants the benchmark compares; the default was chosen on the
+tuning split (`venus bench qa --scorers all`). The `Answerer` Protocol
+(`memory.models.base`) is the seam for generative backends (`TransformersVLM`); data
+types live in `memory.evidence` and are re-exported here.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from memory.evidence import Answer, Moment, format_time
+import numpy as np
+
+from memory.evidence import SAID, SEEN, SHOWN, Answer, Evidence, Moment, format_time
 from memory.lexical import tokenize
 from memory.models.base import Answerer
 
-__all__ = ["Answer", "Answerer", "ExtractiveAnswerer", "Moment", "format_time"]
+__all__ = ["SCORERS", "Answer", "AnswerOptions", "Answerer", "ExtractiveAnswerer", "Moment",
+           "NOT_SEEN", "UnitScorer", "asked_kind", "content_terms", "format_time",
+           "not_yet_text", "question_type", "unit_types"]
+
+NOT_SEEN = "I haven't seen anything about that in the video so far."
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+def not_yet_text(point: float, now: float) -> str:
+    return (f"{format_time(point)} is later than now ({format_time(now)}): "
+            f"I haven't seen that part yet.")
 
 
-def best_sentence(text: str, question: str) -> str:
-    """The sentence of ``text`` sharing the most terms with ``question`` (first on ties)."""
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
-    if not sentences:
-        return ""
-    want = set(tokenize(question))
-    return max(sentences, key=lambda s: len(want & set(tokenize(s))))
+# -- what a question asks for --------------------------------------------------------------
+_TYPES = (
+    ("colour", re.compile(r"\b(?:what|which)\s+colou?rs?\b", re.I)),
+    ("time", re.compile(r"^\s*when\b|\b(?:what|which|in what)\s+(?:year|century|date|month)\b",
+                        re.I)),
+    ("number", re.compile(r"\bhow\s+(?:many|much|fast|far|long|old|big|large|tall|high|deep|"
+                          r"heavy|hot|cold|often)\b|\bwhat\s+(?:percentage|number|range)\b",
+                          re.I)),
+    ("person", re.compile(r"^\s*(?:who|whom|whose)\b|\bwhich\s+(?:person|scientist|man|"
+                          r"woman|emperor|king|queen|composer|painter|writer|author)\b", re.I)),
+    ("place", re.compile(r"^\s*where\b|\bwhich\s+(?:city|country|place|town|river|"
+                         r"continent|mountains?)\b", re.I)),
+    ("reason", re.compile(r"^\s*why\b", re.I)),
+)
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+    "eighty ninety hundred thousand million billion trillion dozen half third quarter "
+    "percent".split())
+_MONTHS = frozenset("january february march april may june july august september october "
+                    "november december century centuries ago".split())
+_COLOURS = frozenset("red orange yellow green blue purple violet pink brown black white grey "
+                     "gray silver gold".split())
+_TITLES = frozenset("doctor dr professor sir mr mrs ms saint king queen emperor".split())
+_REASONS = re.compile(r"\b(?:because|so that|due to|since|as a result|therefore|thanks to)\b",
+                      re.I)
+_PLACE_PREP = re.compile(r"\b(?:in|at|from|near|to|across|along)\s+(?:the\s+)?[A-Z][a-z]+")
+_GENERIC = frozenset(
+    "said say talk talked mention mentioned hear heard speak spoke slide screen shown show "
+    "showed written write displayed board happen happened happening lecturer speaker teacher "
+    "video came come next see seen saw going just now many much kind type".split())
+_SHOWN_WORDS = re.compile(r"\b(?:slide|screen|shown|show|showed|written|displayed|board|"
+                          r"read)\b", re.I)
+_SAID_WORDS = re.compile(r"\b(?:said|say|says|talk|talked|mention|mentioned|hear|heard|"
+                         r"speak|spoke|spoken|tell|told)\b", re.I)
+
+
+def question_type(question: str) -> str | None:
+    """What the question asks for: colour, time, number, person, place, reason or None."""
+    return next((name for name, pattern in _TYPES if pattern.search(question)), None)
+
+
+def asked_kind(question: str) -> str | None:
+    """Whether the question asks what was shown (`SHOWN`) or said (`SAID`), if it says."""
+    shown, said = bool(_SHOWN_WORDS.search(question)), bool(_SAID_WORDS.search(question))
+    return SHOWN if shown and not said else SAID if said and not shown else None
+
+
+def content_terms(question: str) -> list[str]:
+    """The question's terms that say what it is about (not how it asks)."""
+    return [t for t in tokenize(question) if t not in _GENERIC]
+
+
+def unit_types(text: str) -> set[str]:
+    """What kinds of answer ``text`` holds (the types of `question_type`)."""
+    words = re.findall(r"[A-Za-z]+|\d+", text)
+    lower = [w.lower() for w in words]
+    found = set()
+    if any(w.isdigit() for w in words) or _NUMBER_WORDS & set(lower):
+        found.add("number")
+    if re.search(r"\b(?:1[0-9]{3}|20[0-9]{2})\b", text) or _MONTHS & set(lower):
+        found.add("time")
+    if _COLOURS & set(lower):
+        found.add("colour")
+    if _REASONS.search(text):
+        found.add("reason")
+    capitals = [w for i, w in enumerate(words) if i > 0 and w[:1].isupper() and len(w) > 1]
+    title_case = sum(w[:1].isupper() for w in words) >= 0.6 * max(len(words), 1)
+    if (capitals and not title_case) or _TITLES & set(lower):
+        found.add("person")
+    if _PLACE_PREP.search(text):
+        found.add("place")
+    return found
+
+
+# -- scoring units ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class UnitScorer:
+    """Weights of the parts of a unit's score (see the module docstring)."""
+
+    name: str
+    dense: float = 1.0
+    lexical: float = 0.0
+    type: float = 0.0
+    info: float = 0.0
+    prior: float = 0.0
+    kind: float = 0.0  # the unit is of the kind the question asks about (said / shown)
+
+    def score(self, question: str, vector: np.ndarray, units: Sequence[Evidence],
+              vectors: np.ndarray, priors: Sequence[float],
+              idf: Mapping[str, float]) -> np.ndarray:
+        """One score per unit (``vectors``: the units' L2-normalised embeddings;
+        ``priors``: the rank prior of each unit's moment; ``idf``: term weights)."""
+        if not units:
+            return np.zeros(0)
+        total = self.dense * np.clip(vectors @ vector, 0.0, 1.0)
+        terms = list(dict.fromkeys(content_terms(question)))
+        wanted, kind = question_type(question), asked_kind(question)
+        weight = {t: idf.get(t, 1.0) for t in terms}
+        norm = sum(weight.values()) or 1.0
+        for i, unit in enumerate(units):
+            have = set(tokenize(unit.text))
+            parts = 0.0
+            if self.lexical:
+                parts += self.lexical * sum(w for t, w in weight.items() if t in have) / norm
+            if self.type and wanted is not None and wanted in unit_types(unit.text):
+                parts += self.type
+            if self.info:
+                parts += self.info * min(1.0, len(have - set(terms)) / 5.0)
+            if self.kind and kind is not None and unit.kind == kind:
+                parts += self.kind
+            total[i] += parts + self.prior * priors[i]
+        return total
+
+
+SCORERS: dict[str, UnitScorer] = {s.name: s for s in (
+    UnitScorer("dense"),
+    UnitScorer("dense+lexical", lexical=0.6),
+    UnitScorer("dense+lexical+type", lexical=0.6, type=0.15),
+    UnitScorer("full", lexical=0.6, type=0.15, info=0.1, prior=0.1, kind=0.1),
+)}
 
 
 @dataclass
-class ExtractiveAnswerer:
-    """Quotes the best-matching sentence of the top moments, with times and slide text."""
+class AnswerOptions:
+    """How the store answers.
 
-    max_moments: int = 2
-    max_chars: int = 240
+    ``scorer``: a name in `SCORERS`; ``min_score``: below it the memory abstains (the
+    lead unit's score; calibrated on the answer benchmark's tuning split); ``moments``:
+    retrieved moments whose units are scored; ``reranker_weight``: how much a
+    `Reranker`'s score (squashed to 0..1) counts beside the unit score, when
+    ``MemoryModels.reranker`` is set; ``second_unit``: also quote a close second unit of
+    the lead's moment.
+    """
+
+    scorer: str = "full"
+    min_score: float = 0.62
+    moments: int = 6
+    reranker_weight: float = 0.5
+    second_unit: bool = True
+
+
+def idf_weights(terms: Sequence[str], docs: int, doc_freq: Mapping[str, int]) -> dict[str, float]:
+    """Term weights for the lexical part: Lucene's idf, scaled so an unseen term is 1."""
+    top = math.log(1.0 + (docs + 0.5) / 0.5)
+    return {t: math.log(1.0 + (docs - doc_freq.get(t, 0) + 0.5) / (doc_freq.get(t, 0) + 0.5))
+            / top for t in terms}
+
+
+# -- writing the reply ----------------------------------------------------------------------
+@dataclass
+class ExtractiveAnswerer:
+    """Quotes the lead evidence unit (and a close second from the same moment) with its
+    time; falls back to the best sentence of the best moment for a moment without units.
+    """
+
+    max_chars: int = 170
+    max_text: int = 200
+    verbs: dict[str, str] = field(default_factory=lambda: {
+        SAID: "it was said", SHOWN: "the screen showed", SEEN: "the picture showed"})
 
     def answer(self, question: str, moments: Sequence[Moment],
                recent: Moment | None = None) -> str:
-        picked = list(moments[: self.max_moments])
-        if not picked and recent is not None and (recent.transcript or recent.ocr_text):
-            picked = [recent]
-        if not picked:
-            return "I have not seen anything about that yet."
-        return " ".join(self._quote(m, question) for m in picked)
+        lead = [e for m in moments[:1] for e in m.evidence]
+        if not lead:
+            moment = moments[0] if moments else recent
+            if moment is None:
+                return NOT_SEEN
+            text = moment.transcript or moment.ocr_text or moment.caption
+            if not text:
+                return NOT_SEEN
+            return self.quote([Evidence(SAID if moment.transcript else SHOWN,
+                                        _first_sentence(text), moment.start, moment.end)])
+        return self.quote(lead)
 
-    def _quote(self, moment: Moment, question: str) -> str:
-        parts = [f"At {moment.span()}"]
-        said = best_sentence(moment.transcript, question)
-        if said:
-            parts.append(f'it was said: "{self._clip(said)}"')
-        if moment.ocr_text:
-            parts.append(f'the screen showed: "{self._clip(moment.ocr_text)}"')
-        if moment.caption:
-            parts.append(f"the picture showed {self._clip(moment.caption)}")
-        if len(parts) == 1:
-            parts.append("nothing was said or written")
-        return parts[0] + " " + "; ".join(parts[1:]) + "."
+    def quote(self, units: Sequence[Evidence]) -> str:
+        """``At m:ss <verb>: "<unit>"`` for the first unit, with the next ones appended
+        while the reply stays under ``max_text`` characters."""
+        first = units[0]
+        text = f'At {format_time(first.start)} {self.verbs[first.kind]}: "{self._clip(first.text)}"'
+        for unit in units[1:]:
+            if unit.kind == first.kind:
+                more = f' and "{self._clip(unit.text)}"'
+            else:
+                more = f'; {self.verbs[unit.kind].replace("it was", "and")}: "{self._clip(unit.text)}"'
+            if len(text) + len(more) + 1 > self.max_text:
+                break
+            text += more
+        return text + "."
 
     def _clip(self, text: str) -> str:
-        text = " ".join(text.split())
+        text = " ".join(text.split()).rstrip(".")
         return text if len(text) <= self.max_chars else text[: self.max_chars - 1] + "…"
+
+
+def _first_sentence(text: str) -> str:
+    return next((p.strip() for p in re.split(r"(?<=[.!?])\s+|\n+", text) if p.strip()), "")

@@ -30,7 +30,8 @@ class TimeFilter:
     """A window ``[start, end]`` in media seconds (None = open) and/or a topic anchor.
 
     ``after_topic``/``before_topic``: the store finds the moment about that topic and
-    turns it into ``start``/``end``. ``phrase`` is the matched text, ``query`` the
+    turns it into ``start``/``end``. ``point`` is the instant an "at M:SS" phrase names
+    (possibly after the asking time: a question about what has not happened yet). ``phrase`` is the matched text, ``query`` the
     question without it (what is left to search for).
     """
 
@@ -41,6 +42,7 @@ class TimeFilter:
     phrase: str = ""
     query: str = ""
     order: str | None = None  # "earliest" / "latest": the phrase asks for an end of the window
+    point: float | None = None  # "at 1:30": the moment named (not clipped to the asking time)
 
     @property
     def is_empty(self) -> bool:
@@ -76,14 +78,16 @@ def _rules(now: float, recent: float):
         (rf"\b(?:after|since)\s+{_CLOCK}", lambda m: (clock_seconds(m[1]), None)),
         (rf"\bbefore\s+{_CLOCK}", lambda m: (None, clock_seconds(m[1]))),
         (rf"\b(?:at|around|near)\s+(?:minute\s+)?{_CLOCK}",
-         lambda m: (clock_seconds(m[1]) - 30.0, clock_seconds(m[1]) + 30.0)),
+         lambda m: (clock_seconds(m[1]) - 30.0, clock_seconds(m[1]) + 30.0, None,
+                    clock_seconds(m[1]))),
         (rf"\bin\s+the\s+(?:last|past|previous)\s+(?:{_NUM}\s+)?{_UNIT}",
          lambda m: (now - _seconds(m[1] or "1", m[2]), now)),
         (rf"\bin\s+the\s+first\s+(?:{_NUM}\s+)?{_UNIT}",
          lambda m: (0.0, _seconds(m[1] or "1", m[2]))),
         (rf"\b{_NUM}\s+{_UNIT}\s+ago\b", lambda m: _ago(now, _seconds(m[1], m[2]))),
         (rf"\bat\s+minute\s+{_NUM}\b",
-         lambda m: (_num(m[1]) * 60.0 - 30.0, _num(m[1]) * 60.0 + 30.0)),
+         lambda m: (_num(m[1]) * 60.0 - 30.0, _num(m[1]) * 60.0 + 30.0, None,
+                    _num(m[1]) * 60.0)),
         ((r"\b(?:at|near|in)\s+the\s+(?:very\s+)?(?:start|beginning|outset)\b"
           r"|\b(?:at\s+)?first\b(?=\s*[,?.!]|\s*$)"),
          lambda m: (0.0, start_span, "earliest")),
@@ -129,11 +133,12 @@ def parse_time(question: str, now: float | None = None, recent: float = 60.0) ->
                                        r"\bin\s+the\s+middle", r"\b(?:at|near|towards?)\s+the\s+end"))
         if relative and now is None:
             continue
-        start, end, *order = window(match)
+        start, end, *rest = window(match)
+        order, point = (rest + [None, None])[:2]
         start = None if start is None else max(0.0, start)
         end = None if end is None else max(0.0, min(ref, end))
         return TimeFilter(start=start, end=end, phrase=match[0], query=_strip(question, match),
-                          order=order[0] if order else None)
+                          order=order, point=point)
     return TimeFilter(query=question)
 
 

@@ -82,3 +82,19 @@ LECTURE = [
     Part("Secret code: PURPLE ELEPHANT 42\nRemember it",
          ("Volcanoes form where tectonic plates meet.",), 12),
 ]
+
+QA_LECTURE = [
+    Part("Photosynthesis\nPlants turn light into sugar\nScience Week | slide 1",
+         ("Photosynthesis lets plants turn sunlight into chemical energy.",
+          "Chlorophyll absorbs red and blue light."), 14),
+    Part("The Water Cycle\nThe Nile is 6650 kilometres long\nScience Week | slide 2",
+         ("Water evaporates from the oceans and falls again as rain.",), 12),
+    Part("", ("Our guest today is professor Zanzibar from Lisbon.",), 10, (40, 90, 160)),
+    Part("Volcanoes\nMagma rises through the crust\nScience Week | slide 3",
+         ("Volcanoes form where tectonic plates meet.",
+          "The tallest volcano in the solar system is on Mars."), 14),
+    Part("The Human Heart\nFour chambers pump blood\nScience Week | slide 4",
+         ("The heart beats about one hundred thousand times every day.",), 12),
+]
+"""Slides with a footer on every one, facts only said, only shown, and a text-free scene
+(the answer tests)."""

@@ -8,6 +8,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from venus.capabilities import builtin_capabilities, calculate, evaluate
+from venus.capabilities.text import clock_label
 from venus.clock import SimulatedClock
 from venus.errors import CapabilityDefinitionError, CapabilityFailure
 from venus.events import Citation, EvidenceSnapshot, ResultReady, WorkResult
@@ -174,6 +175,51 @@ def test_make_quiz_blanks_real_words_from_the_range():
     for q in questions:
         assert "_____" in q["question"] and q["answer"] in q["options"]
     assert len({q["answer"] for q in questions}) == len(questions)
+
+
+def test_make_quiz_returns_every_question_with_its_answer_and_time():
+    result, _ = run_builtin("make_quiz", {"start": 0, "end": 40, "questions": 3})
+    questions = result.data["questions"]
+    assert len(questions) == 3
+    source = " ".join(f"{m.text} {m.transcript} {m.ocr_text}" for m in LECTURE.items)
+    for i, q in enumerate(questions, 1):
+        assert q["answer"] and q["answer"] in q["options"] and 0.0 <= q["time"] <= 40.0
+        assert q["source"] in source and q["answer"].lower() in q["source"].lower()
+        assert q["question"].replace("_____", q["answer"]).lower().endswith(
+            q["source"].lower().split(q["answer"].lower(), 1)[1])
+        line = f"{i}. ({clock_label(q['time'])}) {q['question']}"
+        assert line in result.summary  # every question is shown ...
+        assert f"{i}. {q['answer']} ({clock_label(q['time'])})" in result.summary  # ... and answered
+    assert [q["time"] for q in questions] == sorted(q["time"] for q in questions)
+
+
+def test_summarize_range_lists_the_slides_and_the_key_sentences():
+    memory = FakeMemory([
+        FakeMoment(0, 20, "s", "Acids donate hydrogen ions. Bases accept them.",
+                   "Acids and Bases\nThe pH scale runs from zero to fourteen\nTour | slide 1"),
+        FakeMoment(20, 40, "s", "Water evaporates and falls again as rain.",
+                   "The Water Cycle\nEvaporation and rain\nTour | slide 2"),
+    ])
+    result, _ = run_builtin("summarize_range", {"start": 0, "end": 40}, memory=memory)
+    assert result.data["titles"] == ["Acids and Bases", "The Water Cycle"]
+    assert '"Acids and Bases" and "The Water Cycle"' in result.summary
+    assert "Key points:" in result.summary and "evaporates" in result.summary
+
+
+def test_file_mode_ranges_are_clamped_to_the_video_and_spoken_in_video_time():
+    """In file mode the session clock runs on after the video (here 110 s long): "the
+    last minute" asked at 251 s (start 191, end 251) is the video's last minute."""
+    result, _ = run_builtin("summarize_range", {"start": 191.0, "end": 251.0}, at=250,
+                            seconds=260)
+    assert result.ok and result.summary.startswith("From 0:50 to 1:50:")
+    assert result.data["start"] == 50.0 and result.data["end"] == 110.0
+    result, _ = run_builtin("summarize_range", {}, at=250, seconds=260)
+    assert result.data["end"] == 110.0
+    quiz, _ = run_builtin("make_quiz", {"start": 0.0}, at=250, seconds=260)
+    assert quiz.ok and "on 0:00-1:50" in quiz.summary
+    late, _ = run_builtin("summarize_range", {"start": 120.0, "end": 140.0}, at=250,
+                          seconds=260)
+    assert not late.ok and "the video so far ends at 1:50" in late.error.message
 
 
 def test_make_quiz_on_an_empty_range_fails_cleanly():

@@ -57,6 +57,14 @@ def test_order_hints():
     assert parse_time("what was said at 12:30?", now=NOW).order is None
 
 
+def test_a_named_instant_is_kept_even_after_the_asking_time():
+    assert parse_time("What was said at 0:09?", now=NOW).point == 9.0
+    assert parse_time("what was on the slide at 1:30", now=NOW).point == 90.0
+    assert parse_time("what happened at minute five?", now=NOW).point == 300.0
+    assert parse_time("at 45:00", now=NOW).point == 2700.0  # later than now: not seen yet
+    assert parse_time("what was said between 1:00 and 2:30", now=NOW).point is None
+
+
 def test_clock_seconds():
     assert clock_seconds("12:30") == 750.0
     assert clock_seconds("1:02:03") == 3723.0

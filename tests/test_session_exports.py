@@ -32,7 +32,8 @@ PUBLIC = {
         "SpeechOutputOptions", "TimedTextOutput", "Utterance", "split_pieces",
     },
     "venus.testing": {
-        "FakeAnswer", "FakeFrontend", "FakeMemory", "FakeMoment", "FakeSpeechOutput", "FakeVideoSource",
+        "FakeAnswer", "FakeEvidence", "FakeFrontend", "FakeMemory", "FakeMoment",
+        "FakeSpeechOutput", "FakeVideoSource",
         "fake_chunk",
     },
 }

@@ -20,8 +20,8 @@ from venus.frontend.base import Decision, DuplexFrame, SessionView
 from venus.speech.base import PlaybackStatus, Utterance
 from venus.speech.text import TimedTextOutput
 
-__all__ = ["FakeAnswer", "FakeFrontend", "FakeMemory", "FakeMoment", "FakeSpeechOutput", "FakeVideoSource",
-           "fake_chunk"]
+__all__ = ["FakeAnswer", "FakeEvidence", "FakeFrontend", "FakeMemory", "FakeMoment",
+           "FakeSpeechOutput", "FakeVideoSource", "fake_chunk"]
 
 Script = Callable[[DuplexFrame, SessionView], Decision]
 
@@ -95,6 +95,17 @@ class FakeMoment:
     score: float = 0.0
 
 
+@dataclass(frozen=True)
+class FakeEvidence:
+    """A `venus.harness.MemoryEvidence`."""
+
+    kind: str
+    text: str
+    start: float
+    end: float
+    boilerplate: bool = False
+
+
 @dataclass
 class FakeMemory:
     """A `venus.harness.MemoryView` over given moments; ``add`` ingests one more."""
@@ -134,6 +145,22 @@ class FakeMemory:
         best = hits[0]
         return FakeAnswer(f"At {int(best.start) // 60}:{int(best.start) % 60:02d}, "
                           f"{best.text or best.transcript}", (best,))
+
+    @property
+    def duration(self) -> float:
+        return max((m.end for m in self.items), default=0.0)
+
+    def evidence(self, start: float, end: float) -> Sequence[FakeEvidence]:
+        """Each moment's sentences (said) and screen lines (shown), with its times."""
+        out = []
+        for m in self.moments(start, end):
+            if m.end > end + 1e-6:
+                continue
+            out += [FakeEvidence("shown", line.strip(), m.start, m.end)
+                    for line in m.ocr_text.splitlines() if line.strip()]
+            out += [FakeEvidence("said", s.strip(), m.start, m.end)
+                    for s in re.split(r"(?<=[.!?])\s+", m.transcript) if s.strip()]
+        return out
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,8 @@ _LAZY = {
     "word_error_rate": "memory.models.textnorm",
     "RapidOCRReader": "memory.models.ocr",
     "TransformersImageEmbedder": "memory.models.image_embedder",
+    "CrossEncoderReranker": "memory.models.rerank",
+    "ExtractiveQAReranker": "memory.models.rerank",
 }
 
 __all__ = [

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from memory.media import SAMPLE_RATE
+from memory.models.base import SpeechSynthesizer
 from memory.samples.slides import draw_slide
 from memory.samples.topics import TOPICS
 

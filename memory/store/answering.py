@@ -1,41 +1,251 @@
-"""From a question to an `Answer`: time phrase, retrieval, evidence, reply.
+"""From a question to an `Answer`: time phrase, retrieval, evidence units, reply.
 
-Runs inside one locked read of a `MemoryReader` on its internals, so the question is
-embedded once and the store is passed through once.
+Runs inside one locked read of a `MemoryReader`, on its internals, so the question is
+embedded once and the store is passed through once. Two ways to an answer:
+
+- *Anchored in time* ("what was said at 0:09", "what was on the slide at 1:30", "just
+  now", "at the start", "after the slide about X", with nothing else asked): the moment
+  holding that time is cited first and the reply quotes what was said (the sentence
+  spoken then, or the nearest) or shown (the slide's lines) at that time. A time after
+  the asking time is answered as not seen yet.
+- *By content*: the best moments are retrieved (dense + FTS5, fused), their units are
+  scored (`memory.answer.UnitScorer`, and a `Reranker` when one is set), and the memory
+  abstains (``found`` False) when even the best unit is below
+  ``AnswerOptions.min_score``; otherwise the moment holding the lead unit is cited first.
+
+Footers and other screen text repeated on most key frames are never quoted.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from typing import TYPE_CHECKING
 
-from memory.evidence import Answer
-from memory.timeparse import parse_time
+import numpy as np
+
+from memory.answer import (
+    NOT_SEEN,
+    SCORERS,
+    asked_kind,
+    content_terms,
+    idf_weights,
+    not_yet_text,
+)
+from memory.evidence import SAID, SHOWN, Answer, Evidence, Moment
+from memory.store.levels import SEGMENT
+from memory.store.records import UnitRecord
+from memory.store.units import build_units, to_evidence
+from memory.timeparse import TimeFilter, parse_time
 
 if TYPE_CHECKING:
     from memory.store.reader import MemoryReader
 
-__all__ = ["answer_question"]
+__all__ = ["answer_question", "evidence_between"]
+
+BOILERPLATE_MIN_FRAMES = 3
+BOILERPLATE_SHARE = 0.5
+_NEAR_S = 8.0  # a time in a pause between sentences is answered by the nearest one
 
 
 def answer_question(reader: MemoryReader, question: str, now: float, k: int) -> Answer:
     """Answer ``question`` asked at media time ``now`` from what ``reader`` holds by then."""
     window = parse_time(question, now=now, recent=reader.options.recent_s)
-    start, end = window.start, window.end
+    if window.point is not None and window.point > now + 0.5:
+        return Answer(question, not_yet_text(window.point, now), (), now, reader._recent(now),
+                      (window.start, window.end), {"score": 0.0, "anchored_answer": True},
+                      found=False)
+    start, end, anchor = _resolve_topic(reader, window, now)
+    query = window.query or question
+    point = _instant(window, anchor, now, bool(content_terms(query)))
+    if point is not None:
+        return _at_time(reader, question, window, point, now)
+    vector = reader._embed([query])[0]
+    hits = reader._search(query, vector, reader.options.answer.moments, now, start, end)
+    if not hits and (start is not None or end is not None):
+        hits = reader._search(query, vector, reader.options.answer.moments, now)
+    return _by_content(reader, question, vector, hits, now, (start, end), k)
+
+
+# -- time --------------------------------------------------------------------------------
+def _resolve_topic(reader: MemoryReader, window: TimeFilter, now: float):
+    start, end, anchor = window.start, window.end, None
     for topic, after in ((window.after_topic, True), (window.before_topic, False)):
         if topic:
-            anchor = reader._search(topic, reader._embed([topic])[0], 1, now)
-            if anchor:
-                a = anchor[0]
-                start, end = (a.end - 1.0, a.end + 180.0) if after else (a.start - 180.0,
-                                                                          a.start)
-    query = window.query or question
-    vector = reader._embed([query])[0]
-    hits = reader._search(query, vector, k, now, start, end)
-    if not hits and (start is not None or end is not None):
-        hits = reader._search(query, vector, k, now)
-    if window.order is not None:  # "at the start" / "just now": the window's edge first
-        hits.sort(key=lambda m: m.start, reverse=window.order == "latest")
+            found = reader._search(topic, reader._embed([topic])[0], 1, now)
+            if found:
+                anchor = found[0]
+                start, end = (anchor.end - 1.0, anchor.end + 180.0) if after else \
+                    (anchor.start - 180.0, anchor.start)
+    return start, end, anchor
+
+
+def _instant(window: TimeFilter, anchor: Moment | None, now: float,
+             asks_more: bool) -> float | None:
+    """The instant a question is about when time is all it asks (None otherwise)."""
+    if asks_more:
+        return None
+    if window.point is not None:
+        return window.point
+    if window.after_topic and anchor is not None:
+        return min(anchor.end + 0.5, now)
+    if window.before_topic and anchor is not None:
+        return max(anchor.start - 0.5, 0.0)
+    if window.order == "latest":
+        return max(now - 0.5, 0.0)
+    if window.order == "earliest":
+        return window.start or 0.0
+    return None
+
+
+def _at_time(reader: MemoryReader, question: str, window: TimeFilter, point: float,
+             now: float) -> Answer:
+    moments = [m for m in reader._moments(max(0.0, point - 60.0), now, SEGMENT)
+               if m.start <= point + 1e-6]
+    holding = next((m for m in moments if m.holds(point) or m.start <= point <= m.end), None)
+    units = _time_units(reader, point, now)
+    kind = asked_kind(question)
+    said = [u for u in units if u.kind == SAID]
+    shown = [u for u in units if u.kind != SAID and not u.boilerplate and u.holds(point, 0.5)]
+    lead: list[Evidence] = []
+    if kind != SHOWN and said:
+        inside = [u for u in said if u.holds(point, 0.5)]
+        near = min(said, key=lambda u: abs((u.start + u.end) / 2 - point))
+        lead.append(inside[0] if inside else near)
+        if kind is None and shown:
+            lead.append(shown[0])
+    if kind == SHOWN or (kind is None and not lead):
+        lead += shown
+    recent = reader._recent(now)
+    extras = {"score": 1.0 if lead else 0.0, "anchored_answer": True, "point": point}
+    if not lead or holding is None:
+        return Answer(question, NOT_SEEN, tuple(moments[-1:]), now, recent,
+                      (window.start, window.end), extras, found=False)
+    cited = dataclasses.replace(holding, evidence=tuple(lead))
+    text = _write(reader, question, [cited], recent)
+    return Answer(question, text, (cited,), now, recent, (window.start, window.end), extras,
+                  found=True, evidence=tuple(lead))
+
+
+def _time_units(reader: MemoryReader, point: float, now: float) -> list[Evidence]:
+    """Units around ``point`` (closed segments and the open stretch), causal at ``now``."""
+    return evidence_between(reader, point - _NEAR_S, min(point + _NEAR_S, now), now)
+
+
+def evidence_between(reader: MemoryReader, lo: float, hi: float,
+                     now: float | None = None) -> list[Evidence]:
+    """Units overlapping ``[lo, hi]`` that end by ``now`` (default ``hi``), in time order,
+    footers flagged: closed segments' stored units and the open stretch's, cut now."""
+    now = hi if now is None else now
+    records = reader.db.units_overlapping(lo, hi)
+    tail = reader._tail(now, lo, hi)
+    if tail:
+        records += build_units(tail)
+    records = sorted((r for r in records if r.end <= now + 1e-6), key=lambda r: r.start)
+    flags = _boilerplate(reader, records, now)
+    return [to_evidence(r, 0.0, flag) for r, flag in zip(records, flags)]
+
+
+# -- content -------------------------------------------------------------------------------
+def _by_content(reader: MemoryReader, question: str, vector: np.ndarray,
+                hits: list[Moment], now: float, window, k: int) -> Answer:
     hits = [reader._captioned(m) for m in hits]
     recent = reader._recent(now)
-    text = reader.models.answerer.answer(question, hits, recent)
-    return Answer(question, text, tuple(hits), now, recent, (start, end))
+    options = reader.options.answer
+    records, owners = _candidate_units(reader, hits, now)
+    flags = _boilerplate(reader, records, now)
+    units = [to_evidence(r, 0.0, f) for r, f in zip(records, flags)]
+    scores, no_answer = _scores(reader, question, vector, units, records, owners)
+    extras = {"scorer": options.scorer, "score": 0.0}
+    usable = [i for i in range(len(units)) if not units[i].boilerplate]
+    if not usable:
+        return Answer(question, NOT_SEEN, tuple(hits[:k]), now, recent, window, extras,
+                      found=False)
+    best = max(usable, key=lambda i: scores[i])
+    extras["score"] = float(scores[best])
+    extras["no_answer"] = bool(no_answer[best]) if no_answer is not None else False
+    lead_moment = owners[best]
+    scored = [dataclasses.replace(units[i], score=float(scores[i])) for i in range(len(units))]
+    lead = [scored[best]] + _second(scored, owners, best, usable, options.second_unit)
+    mine = sorted((scored[i] for i in usable if owners[i] == lead_moment),
+                  key=lambda u: -u.score)
+    first = dataclasses.replace(hits[lead_moment], evidence=tuple(
+        lead + [u for u in mine if u not in lead]))
+    cited = [first] + [m for j, m in enumerate(hits) if j != lead_moment][: max(0, k - 1)]
+    if extras["score"] < options.min_score or extras["no_answer"]:
+        return Answer(question, NOT_SEEN, tuple(cited), now, recent, window, extras,
+                      found=False)
+    text = _write(reader, question, cited, recent)
+    return Answer(question, text, tuple(cited), now, recent, window, extras, found=True,
+                  evidence=tuple(lead))
+
+
+def _candidate_units(reader: MemoryReader, hits: list[Moment], now: float):
+    """The units inside the retrieved moments, with the index of the moment of each."""
+    ids = [m.id for m in hits if m.level == "segment" and m.id is not None]
+    stored: dict[int, list[UnitRecord]] = {}
+    for u in reader.db.units_of(ids):
+        stored.setdefault(u.segment_id, []).append(u)
+    records, owners = [], []
+    for j, m in enumerate(hits):
+        if m.level == "segment":
+            mine = stored.get(m.id, [])
+        else:  # the open stretch: cut its units now, embed them (cached)
+            mine = build_units(reader.db.chunks_ending_in(m.start, min(m.end, now)))
+            for u in mine:
+                u.embedding = reader._cached_vector(u.text)
+        mine = [u for u in mine if u.end <= now + 1e-6 and u.embedding is not None]
+        records += mine
+        owners += [j] * len(mine)
+    return records, owners
+
+
+def _boilerplate(reader: MemoryReader, records: list[UnitRecord], now: float) -> list[bool]:
+    """Screen lines whose template was on most key frames so far (footers)."""
+    templates = sorted({r.template for r in records if r.kind == SHOWN and r.template})
+    counts = reader.db.screen_counts(templates, now)
+    frames = max(reader.db.keyframes_before(now), 1)
+    return [r.kind == SHOWN and counts.get(r.template, 0) >= BOILERPLATE_MIN_FRAMES
+            and counts.get(r.template, 0) >= BOILERPLATE_SHARE * frames for r in records]
+
+
+def _scores(reader: MemoryReader, question: str, vector: np.ndarray, units: list[Evidence],
+            records: list[UnitRecord], owners: list[int]):
+    """Each unit's score, and (with a SQuAD 2.0 style reranker) whether the model rates
+    "no answer" above the unit's best span (None without such a model)."""
+    if not units:
+        return np.zeros(0), None
+    options = reader.options.answer
+    scorer = SCORERS[options.scorer]
+    terms = list(dict.fromkeys(content_terms(question)))
+    text_index = reader.db.segment_text
+    idf = idf_weights(terms, text_index.rows(), text_index.doc_freq(terms))
+    vectors = np.vstack([r.embedding for r in records]).astype(np.float32)
+    priors = [1.0 / (1.0 + j) for j in owners]
+    scores = scorer.score(question, vector, units, vectors, priors, idf)
+    reranker = reader.models.reranker
+    if reranker is None:
+        return scores, None
+    relevance = reranker.rerank(question, [u.text for u in units])
+    squashed = np.array([1.0 / (1.0 + math.exp(-r.score)) for r in relevance])
+    w = options.reranker_weight
+    no_answer = None
+    if any(r.no_answer is not None for r in relevance):
+        no_answer = [r.no_answer is not None and r.no_answer >= r.score for r in relevance]
+    return (1.0 - w) * scores + w * squashed, no_answer
+
+
+def _second(scored: list[Evidence], owners: list[int], best: int, usable: list[int],
+            enabled: bool) -> list[Evidence]:
+    """A close second unit from the lead's moment that says something else."""
+    if not enabled:
+        return []
+    lead = scored[best]
+    others = [i for i in usable if i != best and owners[i] == owners[best]
+              and scored[i].text != lead.text and scored[i].score >= lead.score - 0.05]
+    return [scored[max(others, key=lambda i: scored[i].score)]] if others else []
+
+
+def _write(reader: MemoryReader, question: str, cited: list[Moment],
+           recent: Moment | None) -> str:
+    return reader.models.answerer.answer(question, cited, recent)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from memory.answer import AnswerOptions
 from memory.index.faiss_index import IndexOptions
 from memory.models.base import (
     Answerer,
@@ -42,6 +43,7 @@ class StoreOptions:
     (SQLite is the commit log; the index files are checkpoints rebuilt from it).
     ``workers``: OCR and VAD run on owned worker threads (False: every stage on the
     calling thread, one after another; the records are the same either way).
+    ``answer``: how questions are answered (`memory.answer.AnswerOptions`).
     """
 
     min_segment_s: float = 4.0
@@ -61,6 +63,7 @@ class StoreOptions:
     screen: ScreenOptions = field(default_factory=ScreenOptions)
     speech: SpeechOptions = field(default_factory=SpeechOptions)
     index: IndexOptions = field(default_factory=IndexOptions)
+    answer: AnswerOptions = field(default_factory=AnswerOptions)
 
 
 class _Embedded(Generic[T]):

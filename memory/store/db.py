@@ -61,6 +61,7 @@ CREATE TABLE IF NOT EXISTS units (id INTEGER PRIMARY KEY, segment_id INTEGER, ki
     start REAL, end REAL, text TEXT, template TEXT, keyframe_id INTEGER, embedding BLOB);
 CREATE INDEX IF NOT EXISTS units_segment ON units(segment_id);
 CREATE INDEX IF NOT EXISTS units_template ON units(template);
+CREATE INDEX IF NOT EXISTS units_start ON units(start);
 CREATE VIRTUAL TABLE IF NOT EXISTS segments_fts USING fts5(terms,
     tokenize='unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE IF NOT EXISTS chapters_fts USING fts5(terms,
@@ -167,9 +168,17 @@ class TextIndex:
         if not terms:
             return 0.0
         docs, tokens = self._size()
-        df = dict(self.conn.execute(
-            f"SELECT term, doc FROM {self.vocab} WHERE term IN ({_marks(terms)})", terms))
-        return fts5_bm25(query, text, docs, tokens, df)
+        return fts5_bm25(query, text, docs, tokens, self.doc_freq(terms))
+
+    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
+        """In how many rows each of ``terms`` (`memory.lexical.tokenize` terms) occurs."""
+        if not terms:
+            return {}
+        return dict(self.conn.execute(
+            f"SELECT term, doc FROM {self.vocab} WHERE term IN ({_marks(terms)})", list(terms)))
+
+    def rows(self) -> int:
+        return self._size()[0]
 
     def _size(self) -> tuple[int, int]:
         """Rows and terms in the index; the terms are recounted only when rows changed
@@ -442,6 +451,10 @@ class MemoryDB:
         if not segment_ids:
             return []
         return self._units_where(f"segment_id IN ({_marks(segment_ids)})", tuple(segment_ids))
+
+    def units_overlapping(self, lo: float, hi: float) -> list[UnitRecord]:
+        """Units of closed segments that overlap ``[lo, hi]`` (time order)."""
+        return self._units_where("end >= ? AND start <= ?", (lo, hi))
 
     def screen_counts(self, templates: Sequence[str], before: float) -> dict[str, int]:
         """For each screen-line template, on how many key frames before ``before`` it was."""

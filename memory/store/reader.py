@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.evidence import Answer, Moment
+from memory.evidence import Answer, Evidence, Moment
 from memory.errors import ModelUnavailableError, StoreError
 from memory.index.faiss_index import FaissIndex
 from memory.store.config import MemoryModels, StoreOptions
@@ -243,6 +243,16 @@ class MemoryReader:
         """The last ``recent_s`` seconds before ``at`` as one chunk-level moment."""
         self._sync()
         return self._recent(self.duration if at is None else at)
+
+    @locked
+    def evidence(self, start: float, end: float) -> list[Evidence]:
+        """Every sentence said and line shown in ``[start, end]`` that ends by ``end``, in
+        time order; screen text repeated on most key frames (a footer) is flagged
+        ``boilerplate``. What summaries and quizzes are made from."""
+        from memory.store.answering import evidence_between
+
+        self._sync()
+        return evidence_between(self, start, end)
 
     @locked
     def answer(self, question: str, at: float | None = None, k: int = 3) -> Answer:

@@ -50,19 +50,27 @@ class SearchAnswer:
 
 @dataclass(frozen=True)
 class RangeSummary:
+    """``summary`` is what is said; ``titles`` the slides shown, ``sentences`` the key
+    sentences (with ``citations`` in the same order), all in video time."""
+
     summary: str
     start: float
     end: float
     sentences: tuple[str, ...]
     citations: tuple[Citation, ...]
+    titles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class QuizQuestion:
+    """One question, its ``answer`` (hide it until asked), the choices, the video time it
+    is about and the sentence or slide line it was made from (``source``)."""
+
     question: str
     answer: str
     options: tuple[str, ...]
     time: float
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,21 +101,40 @@ def search_memory(query: Annotated[str, Field(min_length=1, max_length=500)],
 def summarize_range(context: CapabilityContext, start: float | None = None,
                     end: float | None = None,
                     sentences: Annotated[int, Field(ge=1, le=10)] = 3) -> RangeSummary:
-    """Summarize what happened between two times (default: the last five minutes)."""
+    """Summarize what happened between two times (default: the last five minutes): the
+    slides shown and the key sentences said."""
     lo, hi = _range(start, end, context)
-    picked = rank_sentences(_sentences(context, lo, hi), sentences)
-    text = " ".join(s.text for s in picked)
-    summary = f"From {clock_label(lo)} to {clock_label(hi)}: {text}"
-    return RangeSummary(summary, lo, hi, tuple(s.text for s in picked), _cite(picked))
+    units = _units(context, lo, hi)
+    titles = _titles(units)
+    picked = rank_sentences(_said(context, units, lo, hi), sentences)
+    parts = [f"From {clock_label(lo)} to {clock_label(hi)}:"]
+    if titles:
+        parts.append(f"slides {_listed(titles)}.")
+    if picked:
+        parts.append(("Key points: " if titles else "") + " ".join(s.text for s in picked))
+    if len(parts) == 1:
+        raise CapabilityFailure(
+            f"nothing was said or shown between {clock_label(lo)} and {clock_label(hi)}")
+    return RangeSummary(" ".join(parts), lo, hi, tuple(s.text for s in picked), _cite(picked),
+                        tuple(titles))
 
 
 @capability(timeout=30.0)
 def make_quiz(context: CapabilityContext, start: float | None = None,
               end: float | None = None,
               questions: Annotated[int, Field(ge=1, le=10)] = 3) -> QuizAnswer:
-    """Make a short fill-in-the-blank quiz from what was shown or said in a time range."""
+    """Make a short fill-in-the-blank quiz from what was shown or said in a time range;
+    every question comes with its answer and the time it is about."""
     lo, hi = _range(start, end, context)
-    candidates = _sentences(context, lo, hi)
+    units = _units(context, lo, hi)
+    titles = set(_titles(units))
+    candidates = _said(context, units, lo, hi) + [
+        Sentence(u.text, u.start, u.end) for u in units
+        if u.kind == "shown" and not u.boilerplate and u.text not in titles
+        and len(content_words(u.text)) >= 3]
+    if not candidates:
+        raise CapabilityFailure(
+            f"nothing was recorded between {clock_label(lo)} and {clock_label(hi)}")
     keywords = _keywords(candidates)
     quiz: list[QuizQuestion] = []
     used: list[Sentence] = []
@@ -120,27 +147,90 @@ def make_quiz(context: CapabilityContext, start: float | None = None,
             break
     if not quiz:
         raise CapabilityFailure("there is not enough said or shown in that range for a quiz")
-    summary = f"Here's a {len(quiz)}-question quiz. First: {quiz[0].question}"
-    return QuizAnswer(summary, tuple(quiz), _cite(used))
+    quiz.sort(key=lambda q: q.time)
+    used.sort(key=lambda s: s.start)
+    return QuizAnswer(_quiz_text(quiz, lo, hi), tuple(quiz), _cite(used))
+
+
+def _quiz_text(quiz: list[QuizQuestion], lo: float, hi: float) -> str:
+    lines = [f"Here's a {len(quiz)}-question quiz on {clock_label(lo)}-{clock_label(hi)}:"]
+    lines += [f"{i}. ({clock_label(q.time)}) {q.question}" for i, q in enumerate(quiz, 1)]
+    lines.append("Answers: " + "; ".join(f"{i}. {q.answer} ({clock_label(q.time)})"
+                                         for i, q in enumerate(quiz, 1)))
+    return "\n".join(lines)
 
 
 def _range(start: float | None, end: float | None,
            context: CapabilityContext) -> tuple[float, float]:
+    """The range in video time, clamped to what the memory holds and to the request.
+
+    In file mode the session clock runs on past the video, so a range computed back from
+    the request ("the last two minutes", a start past the video's end and an end at the
+    request) is moved to end where the video ends, keeping its length."""
     now = context.snapshot.time
-    hi = now if end is None else min(end, now)  # never past the request: causal evidence
-    lo = max(0.0, hi - DEFAULT_RANGE_S) if start is None else max(0.0, start)
+    held = min(now, float(getattr(context.require_memory(), "duration", now)))
+    hi = min(now if end is None else end, held)
+    if start is None:
+        lo = max(0.0, hi - DEFAULT_RANGE_S)
+    elif start < held:
+        lo = max(0.0, start)
+    elif end is None or end >= now - 1e-6:
+        lo, hi = max(0.0, held - (now - start)), held
+    else:
+        raise CapabilityFailure(f"the video so far ends at {clock_label(held)}; "
+                                f"ask about a range before that")
     if hi <= lo:
         raise CapabilityFailure(f"the range {clock_label(lo)}-{clock_label(hi)} is empty; "
                                 f"give a start before the end and before now")
     return lo, hi
 
 
-def _sentences(context: CapabilityContext, lo: float, hi: float) -> list[Sentence]:
-    found = sentences_of(context.require_memory().moments(lo, hi))
-    if not found:
-        raise CapabilityFailure(
-            f"nothing was recorded between {clock_label(lo)} and {clock_label(hi)}")
-    return found
+def _units(context: CapabilityContext, lo: float, hi: float) -> list:
+    """What was said and shown in the range (from the memory's evidence units; a memory
+    without them falls back to the sentences of its moments)."""
+    memory = context.require_memory()
+    if callable(getattr(memory, "evidence", None)):
+        return list(memory.evidence(lo, hi))
+    return [_Said(s.text, s.start, s.end) for s in sentences_of(memory.moments(lo, hi))]
+
+
+@dataclass(frozen=True)
+class _Said:
+    text: str
+    start: float
+    end: float
+    kind: str = "said"
+    boilerplate: bool = False
+
+
+def _titles(units) -> list[str]:
+    """The first line of each slide shown (not a footer), in order, once each."""
+    titles: list[str] = []
+    first_at: set[float] = set()
+    for u in units:
+        if u.kind != "shown" or u.boilerplate or round(u.start, 2) in first_at:
+            continue
+        first_at.add(round(u.start, 2))
+        if u.text not in titles:
+            titles.append(u.text)
+    return titles
+
+
+def _said(context: CapabilityContext, units, lo: float, hi: float) -> list[Sentence]:
+    frames = {}
+    for m in context.require_memory().moments(lo, hi):
+        frames[(m.start, m.end)] = m.keyframe
+    out = []
+    for u in units:
+        if u.kind == "said" and len(content_words(u.text)) >= 2:
+            keyframe = next((k for (a, b), k in frames.items() if a <= u.start < b), None)
+            out.append(Sentence(u.text, u.start, u.end, keyframe))
+    return out
+
+
+def _listed(titles: list[str]) -> str:
+    quoted = [f'"{t}"' for t in titles]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 def _keywords(sentences: list[Sentence]) -> list[str]:
@@ -162,8 +252,8 @@ def _cloze(sentence: Sentence, keywords: list[str], used: set[str]) -> QuizQuest
                      flags=re.IGNORECASE)
     distractors = [w for w in keywords if w != answer and w not in words][:3]
     options = tuple(sorted([answer, *distractors]))
-    return QuizQuestion(f"Fill in the blank ({clock_label(sentence.start)}): {blanked}",
-                        answer, options, sentence.start)
+    return QuizQuestion(f"Fill in the blank: {blanked}", answer, options, sentence.start,
+                        sentence.text)
 
 
 def _cite(sentences: list[Sentence]) -> tuple[Citation, ...]:

@@ -25,7 +25,13 @@ from venus.harness.capability import (
     capability,
 )
 from venus.harness.channel import BackgroundChannel
-from venus.harness.context import CapabilityContext, MemoryAnswer, MemoryMoment, MemoryView
+from venus.harness.context import (
+    CapabilityContext,
+    MemoryAnswer,
+    MemoryEvidence,
+    MemoryMoment,
+    MemoryView,
+)
 from venus.harness.harness import Harness, HarnessOptions
 from venus.harness.link import SessionLink, Tick
 from venus.harness.reintegration import FreshnessPolicy
@@ -37,7 +43,7 @@ __all__ = [
     "TRANSITIONS", "ArgumentsInvalid", "BackgroundChannel", "Capability", "CapabilityContext",
     "CapabilityRegistry", "Citation", "DelegationRequest", "DeliveryPolicy", "EvidenceSnapshot",
     "FreshnessPolicy", "Harness", "HarnessOptions", "LifecycleError", "MalformedOutput",
-    "MemoryAnswer", "MemoryMoment", "MemoryView", "ResultOffer", "RetryPolicy", "SessionLink", "TaskOwner",
+    "MemoryAnswer", "MemoryEvidence", "MemoryMoment", "MemoryView", "ResultOffer", "RetryPolicy", "SessionLink", "TaskOwner",
     "Tick", "Verdict", "WorkError", "WorkItem", "WorkItemView", "WorkResult", "WorkState",
     "capability",
 ]

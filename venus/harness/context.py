@@ -18,7 +18,7 @@ from venus.clock import Clock
 from venus.errors import CapabilityFailure
 from venus.events import EvidenceSnapshot
 
-__all__ = ["CapabilityContext", "MemoryAnswer", "MemoryMoment", "MemoryView"]
+__all__ = ["CapabilityContext", "MemoryAnswer", "MemoryEvidence", "MemoryMoment", "MemoryView"]
 
 
 @runtime_checkable
@@ -42,12 +42,27 @@ class MemoryAnswer(Protocol):
 
 
 @runtime_checkable
+class MemoryEvidence(Protocol):
+    """One sentence said or line shown (``memory.Evidence`` has these members)."""
+
+    kind: str  # "said", "shown" or "seen"
+    text: str
+    start: float
+    end: float
+    boilerplate: bool  # screen text repeated on most frames (a footer): never quoted
+
+
+@runtime_checkable
 class MemoryView(Protocol):
     """The memory API the runtime relies on."""
 
     @property
     def version(self) -> int:
         """Grows by one with each ingested chunk."""
+
+    @property
+    def duration(self) -> float:
+        """Media seconds the memory holds (the video's own time, not the session's)."""
 
     def search(self, query: str, k: int = 5, before: float | None = None
                ) -> Sequence[MemoryMoment]:
@@ -59,6 +74,9 @@ class MemoryView(Protocol):
     def answer(self, question: str, at: float | None = None, k: int = 3) -> MemoryAnswer:
         """A short reply to ``question`` asked at ``at``, quoting up to ``k`` moments
         (it says it has not seen it when nothing matches)."""
+
+    def evidence(self, start: float, end: float) -> Sequence[MemoryEvidence]:
+        """The sentences said and lines shown in ``[start, end]``, in time order."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,234 @@
+"""``venus bench qa``: do answers lead with the fact, stay short, and abstain when they should?
+
+Renders (or reuses) the benchmark lecture of the split (`memory.benchmarks.qa`: tuning =
+the sample lecture's topics, seed 0, eSpeak en-us; ``--held-out`` = other subjects, seed
+2027, another voice), ingests it with the embedded models (or reuses that memory), asks
+every question at its time and prints key accuracy per kind, abstention, false
+abstention, time-anchor accuracy, answer length and recall@5. ``answer_ms_p50`` is timed
+on the memory replicated to ``--hours`` hours (median of 3 rounds).
+
+``--scorers all`` compares the unit scorers side by side, each at the abstention
+threshold calibrated for it on the tuning split, with the precision/recall trade-off of
+the default; ``--held-out`` only reports, at the thresholds and scorer of
+`memory.answer.AnswerOptions` (chosen on the tuning split): it never chooses anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from venus.bench.report import BenchReport, percentile
+
+__all__ = ["DESCRIPTION", "add_arguments", "run"]
+
+DESCRIPTION = ("answers from the video memory: key accuracy per question kind, abstention, "
+               "time anchors, answer length and latency (tuning or --held-out split)")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--held-out", action="store_true",
+                   help="the held-out split (other topics, another voice): report only")
+    p.add_argument("--scorers", default="default",
+                   help="'default', 'all', or comma-separated names of memory.answer.SCORERS "
+                        "(tuning split only)")
+    p.add_argument("--hours", type=float, default=1.0,
+                   help="time answers on the memory replicated to this many hours (0: skip)")
+    p.add_argument("--work", default=".cache/bench-qa",
+                   help="where the lectures and memories are kept (default .cache/bench-qa)")
+    p.add_argument("--fresh", action="store_true", help="re-ingest even if a memory is kept")
+    p.add_argument("--show", type=int, default=0,
+                   help="also print this many answers per kind (to read them)")
+
+
+def _memory(split, work: Path, fresh: bool):
+    from memory.benchmarks.qa import build_lecture
+    from memory.store import MemoryModels, VideoMemory
+
+    video, truth = build_lecture(split, work / f"lecture-{split.name}", progress=True)
+    mem_dir = work / f"mem-{split.name}"
+    stamp = mem_dir / "bench-plan.json"
+    plan = json.dumps(truth.get("plan"))
+    models = MemoryModels()
+    if not fresh and stamp.is_file() and stamp.read_text() == plan:
+        return VideoMemory.open(mem_dir, models=models), truth, None
+    shutil.rmtree(mem_dir, ignore_errors=True)
+    mem = VideoMemory.create(mem_dir, models=models)
+    t0 = time.perf_counter()
+    mem.ingest(video, progress=True)
+    seconds = time.perf_counter() - t0
+    stamp.write_text(plan)
+    return mem, truth, seconds
+
+
+def _scorer_names(arg: str, held_out: bool) -> list[str]:
+    from memory.answer import SCORERS, AnswerOptions
+
+    default = AnswerOptions().scorer
+    if held_out or arg == "default":
+        return [default]
+    names = list(SCORERS) if arg == "all" else [s.strip() for s in arg.split(",") if s.strip()]
+    unknown = [n for n in names if n not in SCORERS]
+    if unknown:
+        raise SystemExit(f"unknown scorer(s) {unknown}; choose from {sorted(SCORERS)}")
+    return names
+
+
+def _run_variant(mem, qs, name: str, calibrate_it: bool):
+    """Results of one scorer; on the tuning split its threshold is calibrated here."""
+    from memory.benchmarks.qa import ask_all, calibrate, summarize
+
+    options = mem.options.answer
+    saved = dataclasses.replace(options)
+    mem.options.answer = dataclasses.replace(options, scorer=name,
+                                             min_score=-1e9 if calibrate_it else
+                                             options.min_score)
+    try:
+        results = ask_all(mem, qs)
+    finally:
+        mem.options.answer = saved
+    if not calibrate_it:
+        return results, summarize(results), options.min_score, []
+    threshold, table = calibrate(results)
+    return results, summarize(results, threshold), threshold, table
+
+
+def _latency(mem, qs, work: Path, hours: float) -> tuple[float, float]:
+    """answer_ms p50 over 3 rounds of the end-of-video questions on the replicated memory."""
+    from memory.benchmarks.synthetic import replicate_memory
+
+    target = work / f"mem-{hours:g}h"
+    shutil.rmtree(target, ignore_errors=True)
+    big = replicate_memory(mem.db, target, hours, models=mem.models)
+    asks = [q.question for q in qs if q.ask_at is None]
+    p50s, durations = [], big.duration
+    for _ in range(3):
+        times = []
+        for question in asks:
+            t0 = time.perf_counter()
+            big.answer(question, at=durations)
+            times.append(1000.0 * (time.perf_counter() - t0))
+        p50s.append(percentile(times, 50))
+    big.close()
+    shutil.rmtree(target, ignore_errors=True)
+    return float(np.median(p50s)), durations
+
+
+def run(args: argparse.Namespace) -> BenchReport:
+    import torch
+
+    from memory.benchmarks.qa import ANSWERABLE, KINDS, SPLITS, questions
+
+    torch.set_num_threads(1)  # as in bench memory: one torch thread is faster when shared
+    split = SPLITS["held-out" if args.held_out else "tuning"]
+    work = Path(args.work)
+    mem, truth, ingest_s = _memory(split, work, args.fresh)
+    qs = questions(split, truth)
+    print(f"split {split.name}: {mem.duration:.0f} s lecture, {len(qs)} questions")
+    variants = {}
+    for name in _scorer_names(args.scorers, args.held_out):
+        variants[name] = _run_variant(mem, qs, name, calibrate_it=not args.held_out)
+    default = _scorer_names("default", True)[0]
+    results, figures, threshold, table = variants.get(default) or next(iter(variants.values()))
+    _show(results, args.show)
+    rows = _kind_rows(results, threshold if not args.held_out else None, KINDS, ANSWERABLE)
+    ms_lecture = percentile([r.ms for r in results if r.question.ask_at is None], 50)
+    answer_ms, hours_s = (float("nan"), 0.0)
+    if args.hours > 0:
+        answer_ms, hours_s = _latency(mem, qs, work, args.hours)
+    mem.close()
+    figures = dict(figures)
+    figures.update({
+        "split": split.name, "voice": split.voice, "seed": split.seed,
+        "scorer": default, "threshold": threshold,
+        "answer_ms_p50": answer_ms, "answer_ms_memory_s": hours_s,
+        "answer_ms_p50_lecture": ms_lecture, "lecture_s": truth["duration"],
+        "ingest_s": ingest_s,
+        "scorers": {n: {"threshold": v[2], **{k: v[1][k] for k in (
+            "key_accuracy", "abstention_accuracy", "false_abstention",
+            "time_anchor_accuracy", "answer_chars_p50")}} for n, v in variants.items()},
+        "tradeoff": _thin(table),
+    })
+    _print_variants(variants)
+    _print_tradeoff(table, threshold)
+    keys = figures["key_accuracy"]
+    summary = (f"qa {split.name}: key accuracy "
+               + ", ".join(f"{k} {v:.2f}" for k, v in keys.items())
+               + f"; abstention {figures['abstention_accuracy']:.2f}, false abstention "
+               f"{figures['false_abstention']:.2f}, time anchor "
+               f"{figures['time_anchor_accuracy']:.2f}, answer chars p50 "
+               f"{figures['answer_chars_p50']:.0f}, recall@5 {figures['recall_at_5']:.2f}, "
+               f"answer p50 {answer_ms:.0f} ms at {hours_s / 3600:.1f} h "
+               f"({ms_lecture:.0f} ms on the lecture); scorer {default}, threshold "
+               f"{threshold:.3f}")
+    return BenchReport("qa", ["kind", "n", "key acc", "abstained", "anchored"], rows, summary,
+                       figures)
+
+
+def _kind_rows(results, threshold, kinds, answerable):
+    from memory.benchmarks.qa import _decide
+
+    rows = []
+    for kind in kinds:
+        rs = [r for r in results if r.question.kind == kind]
+        if not rs:
+            continue
+        found = [_decide(r, threshold) for r in rs]
+        key = sum(f and r.contains for f, r in zip(found, rs)) / len(rs) \
+            if kind in answerable else "-"
+        anchored = [r.anchored for r in rs if r.anchored is not None]
+        rows.append([kind, len(rs), key if key == "-" else f"{key:.2f}",
+                     f"{1 - sum(found) / len(rs):.2f}",
+                     f"{sum(anchored) / len(anchored):.2f}" if anchored else "-"])
+    return rows
+
+
+def _print_variants(variants) -> None:
+    if len(variants) < 2:
+        return
+    print("\nscorers (each at its own threshold, calibrated on the tuning split):")
+    for name, (_, s, threshold, _) in variants.items():
+        keys = " ".join(f"{k}={v:.2f}" for k, v in s["key_accuracy"].items())
+        print(f"  {name:<22} threshold {threshold:6.3f}  {keys}  abstention "
+              f"{s['abstention_accuracy']:.2f}  false {s['false_abstention']:.2f}")
+
+
+def _print_tradeoff(table, threshold) -> None:
+    if not table:
+        return
+    print("\nabstention trade-off of the default scorer (tuning split):")
+    print("  threshold  abstention  false-abstention  abstain-precision")
+    for row in _thin(table):
+        mark = "  <- chosen" if abs(row["threshold"] - threshold) < 1e-9 else ""
+        print(f"  {row['threshold']:9.3f}  {row['abstention_accuracy']:10.2f}  "
+              f"{row['false_abstention']:16.2f}  {row['abstain_precision']:17.2f}{mark}")
+    print()
+
+
+def _thin(table, n: int = 12):
+    """About ``n`` evenly spaced rows of the trade-off table (and every row it needs)."""
+    if len(table) <= n:
+        return table
+    step = max(1, len(table) // n)
+    return table[::step] + ([table[-1]] if (len(table) - 1) % step else [])
+
+
+def _show(results, n: int) -> None:
+    if n <= 0:
+        return
+    by_kind: dict[str, int] = {}
+    for r in results:
+        seen = by_kind.get(r.question.kind, 0)
+        if seen >= n:
+            continue
+        by_kind[r.question.kind] = seen + 1
+        mark = "ok " if (r.found and r.contains) or (not r.question.answerable and not r.found) \
+            else "BAD"
+        print(f"[{mark}] {r.question.kind:<10} {r.score:5.2f} Q: {r.question.question}\n"
+              f"      A: {r.text}")
