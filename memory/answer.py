@@ -38,11 +38,13 @@ from memory.evidence import SAID, SEEN, SHOWN, Answer, Evidence, Moment, format_
 from memory.lexical import tokenize
 from memory.models.base import Answerer
 
-__all__ = ["SCORERS", "Answer", "AnswerOptions", "Answerer", "ExtractiveAnswerer", "Moment",
-           "NOT_SEEN", "UnitScorer", "asked_kind", "content_terms", "format_time",
+__all__ = ["CLOSE_SCORE", "SCORERS", "Answer", "AnswerOptions", "Answerer", "ExtractiveAnswerer",
+           "Moment", "NOT_SEEN", "lead_units", "UnitScorer", "asked_kind", "content_terms", "format_time",
            "not_yet_text", "question_type", "unit_types"]
 
 NOT_SEEN = "I haven't seen anything about that in the video so far."
+CLOSE_SCORE = 0.05
+"""A unit scoring within this of the lead is quoted beside it (same moment, other text)."""
 
 
 def not_yet_text(point: float, now: float) -> str:
@@ -169,7 +171,9 @@ SCORERS: dict[str, UnitScorer] = {s.name: s for s in (
     UnitScorer("dense"),
     UnitScorer("dense+lexical", lexical=0.6),
     UnitScorer("dense+lexical+type", lexical=0.6, type=0.15),
-    UnitScorer("full", lexical=0.6, type=0.15, info=0.1, prior=0.1, kind=0.1),
+    UnitScorer("full-type0.15", lexical=0.6, type=0.15, info=0.1, prior=0.1, kind=0.1),
+    UnitScorer("full", lexical=0.6, type=0.3, info=0.1, prior=0.1, kind=0.1),
+    UnitScorer("full-info0.3", lexical=0.6, type=0.3, info=0.3, prior=0.1, kind=0.1),
 )}
 
 
@@ -178,18 +182,31 @@ class AnswerOptions:
     """How the store answers.
 
     ``scorer``: a name in `SCORERS`; ``min_score``: below it the memory abstains (the
-    lead unit's score; calibrated on the answer benchmark's tuning split); ``moments``:
+    lead unit's score; calibrated for the default scorer on the answer benchmark's
+    tuning split, ``venus bench qa``: 1.041, abstention 0.96 at false abstention 0.01,
+    between the highest off-topic/future score 0.995 and the lowest answered 1.087;
+    recalibrate when changing the scorer, the embedder or adding a reranker); ``moments``:
     retrieved moments whose units are scored; ``reranker_weight``: how much a
     `Reranker`'s score (squashed to 0..1) counts beside the unit score, when
-    ``MemoryModels.reranker`` is set; ``second_unit``: also quote a close second unit of
-    the lead's moment.
+    ``MemoryModels.reranker`` is set.
     """
 
     scorer: str = "full"
-    min_score: float = 0.62
+    min_score: float = 1.04
     moments: int = 6
     reranker_weight: float = 0.5
-    second_unit: bool = True
+
+
+def lead_units(units: Sequence[Evidence], most: int = 4) -> list[Evidence]:
+    """The units an answer leads with: the first (best) one and those scoring within
+    `CLOSE_SCORE` of it, other texts only, at most ``most``."""
+    if not units:
+        return []
+    out: list[Evidence] = []
+    for u in units:
+        if u.score >= units[0].score - CLOSE_SCORE and all(u.text != o.text for o in out):
+            out.append(u)
+    return out[:most]
 
 
 def idf_weights(terms: Sequence[str], docs: int, doc_freq: Mapping[str, int]) -> dict[str, float]:
@@ -202,9 +219,9 @@ def idf_weights(terms: Sequence[str], docs: int, doc_freq: Mapping[str, int]) ->
 # -- writing the reply ----------------------------------------------------------------------
 @dataclass
 class ExtractiveAnswerer:
-    """Quotes the lead evidence unit (and a close second from the same moment) with its
-    time; falls back to the best sentence of the best moment for a moment without units.
-    """
+    """Quotes the lead evidence unit of the first moment, and the next ones scoring
+    within `CLOSE_SCORE` of it (all of them when unscored: the lines of a slide asked
+    about by time), with its time; a moment without units gets its first sentence."""
 
     max_chars: int = 170
     max_text: int = 200
@@ -213,7 +230,7 @@ class ExtractiveAnswerer:
 
     def answer(self, question: str, moments: Sequence[Moment],
                recent: Moment | None = None) -> str:
-        lead = [e for m in moments[:1] for e in m.evidence]
+        lead = lead_units([e for m in moments[:1] for e in m.evidence])
         if not lead:
             moment = moments[0] if moments else recent
             if moment is None:

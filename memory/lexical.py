@@ -7,7 +7,9 @@ the index, the queries and the few texts scored outside the index (the stretch n
 closed into a segment) all see the same terms:
 
 - letters and digits of any script, lower-cased, accents of Latin letters folded
-  ("Schrödinger" and "Schrodinger" are one term), stop words dropped, a plural "s" folded;
+  ("Schrödinger" and "Schrodinger" are one term), stop words dropped, a plural "s" folded,
+  British and American spellings folded ("vapour"/"vapor", "centre"/"center",
+  "neutralise"/"neutralize"), which Whisper mixes;
 - Chinese and Japanese, written without spaces, become single characters plus
   adjacent-character bigrams, so a word inside a run of text is still found.
 
@@ -23,8 +25,11 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
-__all__ = ["STOP_WORDS", "fts5_bm25", "fts_query", "index_terms", "reciprocal_rank_fusion",
+__all__ = ["STOP_WORDS", "TERMS_VERSION", "fts5_bm25", "fts_query", "index_terms", "reciprocal_rank_fusion",
            "tokenize"]
+
+TERMS_VERSION = "2"
+"""How `tokenize` cuts terms; a lexical index written with other terms is rewritten."""
 
 _WORD = re.compile(r"[^\W_]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31f0-\u31ff]+")
@@ -69,11 +74,17 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+_SPELLING = ((re.compile(r"(?<=\w{3})our$"), "or"), (re.compile(r"(?<=\w{2})tre$"), "ter"),
+             (re.compile(r"(?<=\w{3})(is)(e|ed|ing|ation)$"), r"iz\2"))
+
+
 def _latin(word: str) -> list[str]:
     if word in STOP_WORDS:
         return []
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         word = word[:-1]
+    for pattern, repl in _SPELLING:  # British and American spellings as one term
+        word = pattern.sub(repl, word)
     return [word]
 
 

@@ -53,6 +53,9 @@ def test_terms_of_any_script():
     assert "力学" in tokenize("量子力学是物理学的分支")
     assert tokenize("Добрый день") == ["добрый", "день"]  # only Latin letters lose accents
     assert fts_query("what is the?") is None
+    assert tokenize("colour vapour centre metres neutralise") == \
+        tokenize("color vapor center meters neutralize")
+    assert tokenize("four hours your tour") == ["four", "hour", "tour"]
 
 
 def test_non_ascii_text_is_found(tmp_path):

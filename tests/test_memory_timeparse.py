@@ -54,6 +54,8 @@ def test_relative_phrases_need_a_time_and_windows_clip_to_now():
 def test_order_hints():
     assert parse_time("what was on the slide at the start?", now=NOW).order == "earliest"
     assert parse_time("what did she say just now?", now=NOW).order == "latest"
+    assert parse_time("What did the speaker just say?", now=NOW).order == "latest"
+    assert parse_time("what was just shown on the screen", now=NOW).order == "latest"
     assert parse_time("what was said at 12:30?", now=NOW).order is None
 
 

@@ -81,7 +81,7 @@ SPLITS = {
 class QAQuestion:
     kind: str
     question: str
-    ask_at: float | None          # None: at the end of the video
+    ask_at: float | None = None   # None: at the end of the video
     accept: tuple[str, ...] = ()  # any one of these phrases (time_said: the sentence)
     span: tuple[float, float] | None = None  # where the answer is (recall@5)
     anchor: float | None = None   # the time a time-anchored question names

@@ -43,7 +43,7 @@ TUNING_QA: dict[str, TopicQA] = {
         ("What happens to water vapour as it rises?",
          ("condenses", "condensation forms clouds", "cools"))),
     "Plate Tectonics": TopicQA(
-        ("Which mountains rise where plates collide?", ("himalayas",)),
+        ("Which mountains rise where plates collide?", ("himalayas", "himalayan")),
         ("Alfred Wegener proposed continental drift in 1912",
          "Who proposed continental drift?", ("wegener",)),
         ("How fast do the plates move?", ("few centimetres", "fingernails"))),

@@ -30,6 +30,7 @@ from memory.answer import (
     asked_kind,
     content_terms,
     idf_weights,
+    lead_units,
     not_yet_text,
 )
 from memory.evidence import SAID, SHOWN, Answer, Evidence, Moment
@@ -57,9 +58,9 @@ def answer_question(reader: MemoryReader, question: str, now: float, k: int) -> 
                       found=False)
     start, end, anchor = _resolve_topic(reader, window, now)
     query = window.query or question
-    point = _instant(window, anchor, now, bool(content_terms(query)))
-    if point is not None:
-        return _at_time(reader, question, window, point, now)
+    instant = _instant(window, anchor, now, bool(content_terms(query)))
+    if instant is not None:
+        return _at_time(reader, question, window, instant, now)
     vector = reader._embed([query])[0]
     hits = reader._search(query, vector, reader.options.answer.moments, now, start, end)
     if not hits and (start is not None or end is not None):
@@ -81,43 +82,61 @@ def _resolve_topic(reader: MemoryReader, window: TimeFilter, now: float):
 
 
 def _instant(window: TimeFilter, anchor: Moment | None, now: float,
-             asks_more: bool) -> float | None:
-    """The instant a question is about when time is all it asks (None otherwise)."""
+             asks_more: bool) -> tuple[float, str] | None:
+    """``(instant, mode)`` when time is all a question asks (None otherwise): mode "at"
+    (that instant), "latest" (the last thing before it) or "earliest" (the first after)."""
     if asks_more:
         return None
     if window.point is not None:
-        return window.point
+        return window.point, "at"
     if window.after_topic and anchor is not None:
-        return min(anchor.end + 0.5, now)
+        return min(anchor.end + 0.5, now), "at"
     if window.before_topic and anchor is not None:
-        return max(anchor.start - 0.5, 0.0)
+        return max(anchor.start - 0.5, 0.0), "at"
     if window.order == "latest":
-        return max(now - 0.5, 0.0)
+        return now, "latest"
     if window.order == "earliest":
-        return window.start or 0.0
+        return window.start or 0.0, "earliest"
     return None
 
 
-def _at_time(reader: MemoryReader, question: str, window: TimeFilter, point: float,
-             now: float) -> Answer:
-    moments = [m for m in reader._moments(max(0.0, point - 60.0), now, SEGMENT)
-               if m.start <= point + 1e-6]
-    holding = next((m for m in moments if m.holds(point) or m.start <= point <= m.end), None)
-    units = _time_units(reader, point, now)
-    kind = asked_kind(question)
+def _pick(units: list[Evidence], point: float, mode: str, kind: str | None) -> list[Evidence]:
+    """What was said (one sentence) and/or shown (the slide's lines) at the instant."""
     said = [u for u in units if u.kind == SAID]
-    shown = [u for u in units if u.kind != SAID and not u.boilerplate and u.holds(point, 0.5)]
-    lead: list[Evidence] = []
-    if kind != SHOWN and said:
-        inside = [u for u in said if u.holds(point, 0.5)]
-        near = min(said, key=lambda u: abs((u.start + u.end) / 2 - point))
-        lead.append(inside[0] if inside else near)
-        if kind is None and shown:
-            lead.append(shown[0])
-    if kind == SHOWN or (kind is None and not lead):
-        lead += shown
+    screen = [u for u in units if u.kind != SAID and not u.boilerplate]
+    if mode == "latest":
+        said = sorted(said, key=lambda u: u.end)[-1:]
+        point = max((u.start for u in screen), default=point)
+    elif mode == "earliest":
+        said = sorted(said, key=lambda u: u.start)[:1]
+        point = min((u.start for u in screen), default=point)
+    else:
+        said = sorted(said, key=lambda u: (max(0.0, u.start - point, point - u.end),
+                                           -len(u.text)))[:1]
+    shown = [u for u in screen if u.holds(point, 0.5)]
+    if kind == SHOWN:
+        return shown
+    if kind == SAID:
+        return said
+    return said + shown[:1] if said else shown
+
+
+def _at_time(reader: MemoryReader, question: str, window: TimeFilter,
+             instant: tuple[float, str], now: float) -> Answer:
+    point, mode = instant
+    if mode == "latest":
+        lo, hi = max(0.0, now - reader.options.recent_s), now
+    elif mode == "earliest":
+        lo, hi = point, min(now, point + max(window.end or 0.0, reader.options.recent_s))
+    else:
+        lo, hi = point - _NEAR_S, min(point + _NEAR_S, now)
+    lead = _pick(evidence_between(reader, lo, hi, now), point, mode, asked_kind(question))
     recent = reader._recent(now)
     extras = {"score": 1.0 if lead else 0.0, "anchored_answer": True, "point": point}
+    at = lead[0].start if lead and mode != "at" else point
+    moments = [m for m in reader._moments(max(0.0, at - 60.0), now, SEGMENT)
+               if m.start <= at + 1e-6]
+    holding = next((m for m in moments if m.start <= at <= m.end), None)
     if not lead or holding is None:
         return Answer(question, NOT_SEEN, tuple(moments[-1:]), now, recent,
                       (window.start, window.end), extras, found=False)
@@ -125,11 +144,6 @@ def _at_time(reader: MemoryReader, question: str, window: TimeFilter, point: flo
     text = _write(reader, question, [cited], recent)
     return Answer(question, text, (cited,), now, recent, (window.start, window.end), extras,
                   found=True, evidence=tuple(lead))
-
-
-def _time_units(reader: MemoryReader, point: float, now: float) -> list[Evidence]:
-    """Units around ``point`` (closed segments and the open stretch), causal at ``now``."""
-    return evidence_between(reader, point - _NEAR_S, min(point + _NEAR_S, now), now)
 
 
 def evidence_between(reader: MemoryReader, lo: float, hi: float,
@@ -166,11 +180,11 @@ def _by_content(reader: MemoryReader, question: str, vector: np.ndarray,
     extras["no_answer"] = bool(no_answer[best]) if no_answer is not None else False
     lead_moment = owners[best]
     scored = [dataclasses.replace(units[i], score=float(scores[i])) for i in range(len(units))]
-    lead = [scored[best]] + _second(scored, owners, best, usable, options.second_unit)
-    mine = sorted((scored[i] for i in usable if owners[i] == lead_moment),
+    mine = sorted((scored[i] for i in usable if owners[i] == lead_moment and i != best),
                   key=lambda u: -u.score)
-    first = dataclasses.replace(hits[lead_moment], evidence=tuple(
-        lead + [u for u in mine if u not in lead]))
+    mine.insert(0, scored[best])
+    lead = lead_units(mine)
+    first = dataclasses.replace(hits[lead_moment], evidence=tuple(mine))
     cited = [first] + [m for j, m in enumerate(hits) if j != lead_moment][: max(0, k - 1)]
     if extras["score"] < options.min_score or extras["no_answer"]:
         return Answer(question, NOT_SEEN, tuple(cited), now, recent, window, extras,
@@ -233,17 +247,6 @@ def _scores(reader: MemoryReader, question: str, vector: np.ndarray, units: list
     if any(r.no_answer is not None for r in relevance):
         no_answer = [r.no_answer is not None and r.no_answer >= r.score for r in relevance]
     return (1.0 - w) * scores + w * squashed, no_answer
-
-
-def _second(scored: list[Evidence], owners: list[int], best: int, usable: list[int],
-            enabled: bool) -> list[Evidence]:
-    """A close second unit from the lead's moment that says something else."""
-    if not enabled:
-        return []
-    lead = scored[best]
-    others = [i for i in usable if i != best and owners[i] == owners[best]
-              and scored[i].text != lead.text and scored[i].score >= lead.score - 0.05]
-    return [scored[max(others, key=lambda i: scored[i].score)]] if others else []
 
 
 def _write(reader: MemoryReader, question: str, cited: list[Moment],

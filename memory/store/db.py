@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from memory.errors import StoreError
-from memory.lexical import fts5_bm25, fts_query, index_terms, tokenize
+from memory.lexical import TERMS_VERSION, fts5_bm25, fts_query, index_terms, tokenize
 from memory.models.base import Word
 from memory.store.records import (
     ChapterRecord,
@@ -40,7 +40,8 @@ FORMAT = 1
 format 1 was first written, such as the lexical index and the units, are filled in from
 the rows already there when an older directory is opened)."""
 VERSION_FILE = "VERSION"
-UNITS_VERSION = "1"  # how evidence units are cut (`memory.store.units`)
+UNITS_VERSION = "4"  # how evidence units are cut (`memory.store.units`); a memory whose
+# units were cut another way has them cut again from its chunk rows when opened
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -265,6 +266,9 @@ class MemoryDB:
             self.segment_text.write(s.id, s.summary)
             if s.units:
                 self._units(s.id, s.units)
+            if s.replaces is not None:  # the sentence it finishes is said whole here
+                self.conn.execute("DELETE FROM units WHERE segment_id=? AND kind='said' AND "
+                                  "ABS(start - ?) < 1e-6", (s.id - 1, s.replaces))
 
     def _units(self, segment_id: int, units: list[UnitRecord]) -> None:
         self.conn.execute("DELETE FROM units WHERE segment_id=?", (segment_id,))
@@ -284,9 +288,10 @@ class MemoryDB:
             self.chapter_text.write(ch.id, ch.summary)
 
     def write_units(self, units_by_segment: dict[int, list[UnitRecord]]) -> None:
-        """Store the units of already closed segments (filling in an older memory)."""
+        """Replace all units with these (cut again for an older memory)."""
         self.conn.execute("BEGIN IMMEDIATE")
         try:
+            self.conn.execute("DELETE FROM units")
             for segment_id, units in units_by_segment.items():
                 self._units(segment_id, units)
             self.conn.execute("COMMIT")
@@ -295,10 +300,12 @@ class MemoryDB:
             raise
 
     def _fill_text_indexes(self) -> None:
-        """Index rows written before the lexical index existed (an older memory)."""
+        """Index rows written before the lexical index existed (an older memory), and all
+        rows again when they were indexed with other terms (`memory.lexical.TERMS_VERSION`)."""
+        again = self.get_meta("terms") != TERMS_VERSION
         for index, table in ((self.segment_text, "segments"), (self.chapter_text, "chapters")):
             ids = [r[0] for r in self.conn.execute(f"SELECT id FROM {table}")]
-            todo = index.missing(ids)
+            todo = ids if again else index.missing(ids)
             if not todo:
                 continue
             rows = self.conn.execute(f"SELECT id, summary FROM {table} WHERE id IN "
@@ -307,6 +314,8 @@ class MemoryDB:
             for row_id, summary in rows:
                 index.write(row_id, summary or "")
             self.conn.execute("COMMIT")
+        if again:
+            self.set_meta("terms", TERMS_VERSION)
 
     # -- chunks and key frames ---------------------------------------------------------
     def last_chunk(self) -> int:
@@ -426,13 +435,12 @@ class MemoryDB:
         return self._segments_where("end > ? AND end <= ?", (lo, hi + 1e-6))
 
     def units_built(self) -> bool:
-        """Whether every closed segment has had its units cut (false in an older memory)."""
+        """Whether the closed segments' units were cut by this version's rules (false in
+        an older memory)."""
         return self.get_meta("units") == UNITS_VERSION
 
-    def segments_without_units(self) -> list[int]:
-        rows = self.conn.execute("SELECT id FROM segments WHERE id NOT IN "
-                                 "(SELECT DISTINCT segment_id FROM units) ORDER BY id")
-        return [r[0] for r in rows]
+    def segment_ids(self) -> list[int]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM segments ORDER BY id")]
 
     def mark_units_built(self) -> None:
         self.set_meta("units", UNITS_VERSION)

@@ -13,13 +13,14 @@ Only the open segment and the open chapter live in RAM; closed ones go to disk.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from memory.store.config import StoreOptions
 from memory.store.records import ChapterRecord, ChunkRecord, SegmentRecord
-from memory.store.units import build_units
+from memory.models.base import Word
+from memory.store.units import build_units, stitched, trailing_fragment
 
 __all__ = ["ChapterRoller", "Segmenter", "segment_summary"]
 
@@ -34,10 +35,12 @@ class Segmenter:
     """Streaming state: the chunks of the open segment."""
 
     def __init__(self, options: StoreOptions, next_id: int,
-                 open_chunks: list[ChunkRecord] | None = None) -> None:
+                 open_chunks: list[ChunkRecord] | None = None,
+                 carry: Sequence[Word] = ()) -> None:
         self.options = options
         self.next_id = next_id
         self.open: list[ChunkRecord] = list(open_chunks or [])
+        self.carry: tuple[Word, ...] = tuple(carry)  # the last segment's unfinished sentence
 
     def add(self, chunk: ChunkRecord) -> list[SegmentRecord]:
         """Take one chunk; return the segments it closed (zero, one or two)."""
@@ -74,7 +77,9 @@ class Segmenter:
         seg = SegmentRecord(self.next_id, chunks[0].start, chunks[-1].end, chunks[0].index,
                             chunks[-1].index, transcript, ocr, keyframe,
                             segment_summary(transcript, ocr, " ".join(captions)),
-                            units=build_units(chunks, self.next_id))
+                            units=build_units(chunks, self.next_id, self.carry))
+        seg.replaces = stitched(seg.units, self.carry)
+        self.carry = trailing_fragment([*self.carry, *(w for c in chunks for w in c.words)])
         for c in chunks:
             c.segment_id = seg.id
         self.next_id += 1

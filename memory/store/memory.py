@@ -33,6 +33,7 @@ from memory.store.lock import WriterLock
 from memory.store.reader import MemoryReader, locked
 from memory.store.records import ChunkRecord, SegmentRecord
 from memory.store.timing import StageTimes
+from memory.store.units import trailing_fragment
 
 __all__ = ["VideoMemory"]
 
@@ -68,7 +69,8 @@ class VideoMemory(MemoryReader):
         self.timers = StageTimes(time.thread_time if self.options.workers else time.process_time)
         self._version = int(db.get_meta("version", "0"))
         self._last_index = db.last_chunk()
-        self._segmenter = Segmenter(self.options, db.next_segment_id(), db.open_chunks())
+        self._segmenter = Segmenter(self.options, db.next_segment_id(), db.open_chunks(),
+                                    self._carry(db))
         self._roller = ChapterRoller(self.options, db.next_chapter_id(), db.open_segments())
         self._pipeline: ChunkPipeline | None = None
         self._since_checkpoint = 0
@@ -76,6 +78,14 @@ class VideoMemory(MemoryReader):
         # Exact resume: the VAD hears again the committed chunks since its last restart.
         self._warm_from = int(db.get_meta("speech_anchor") or self.next_index)
         self._heard = self._warm_from - 1
+
+    @staticmethod
+    def _carry(db: MemoryDB):
+        """The unfinished last sentence of the last closed segment (for a resumed stream)."""
+        last = db.next_segment_id() - 1
+        if last < 0:
+            return ()
+        return trailing_fragment([w for c in db.chunks_of_segments([last]) for w in c.words])
 
     # -- opening --------------------------------------------------------------------
     @classmethod

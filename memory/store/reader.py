@@ -35,7 +35,7 @@ from memory.store.levels import LEVELS, SEGMENT, Level, keyframe_path, level_nam
 from memory.store.pictures import PictureIndex
 from memory.store.records import ChunkRecord
 from memory.store.retrieval import Candidate, LevelIndex
-from memory.store.units import build_units
+from memory.store.units import build_units, stitched, trailing_fragment
 
 __all__ = ["MemoryReader"]
 
@@ -165,19 +165,29 @@ class MemoryReader:
         return vector
 
     def _fill_units(self) -> None:
-        """Cut and embed the evidence units of segments stored before units existed."""
+        """Cut and embed the evidence units of segments stored before units existed, or
+        cut by other rules (`memory.store.db.UNITS_VERSION`), from their chunk rows."""
         if self.db.units_built():
             return
-        todo = self.db.segments_without_units()
-        if todo:
-            logger.info("building evidence units for %d older segments", len(todo))
-            by_segment: dict[int, list[ChunkRecord]] = {}
-            for c in self.db.chunks_of_segments(todo):
-                by_segment.setdefault(c.segment_id, []).append(c)
-            units = {sid: build_units(chunks, sid) for sid, chunks in by_segment.items()}
+        ids = self.db.segment_ids()
+        if ids:
+            logger.info("cutting evidence units for %d stored segments", len(ids))
+            by_segment: dict[int, list[ChunkRecord]] = {i: [] for i in ids}
+            for c in self.db.chunks_of_segments(ids):
+                by_segment[c.segment_id].append(c)
+            units, carry, last = {}, (), None
+            for sid in ids:
+                units[sid] = build_units(by_segment[sid], sid, carry)
+                fragment = stitched(units[sid], carry)
+                if fragment is not None and last is not None:
+                    units[last] = [u for u in units[last]
+                                   if not (u.kind == "said" and abs(u.start - fragment) < 1e-6)]
+                carry = trailing_fragment([*carry, *(w for c in by_segment[sid] for w in c.words)])
+                last = sid
             flat = [u for us in units.values() for u in us]
-            if flat:
-                for u, v in zip(flat, self._embed([u.text for u in flat])):
+            for start in range(0, len(flat), 256):
+                batch = flat[start:start + 256]
+                for u, v in zip(batch, self._embed([u.text for u in batch])):
                     u.embedding = v
             self.db.write_units(units)
         self.db.mark_units_built()

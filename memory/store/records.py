@@ -86,6 +86,7 @@ class SegmentRecord:
     embedding: np.ndarray | None = field(default=None, repr=False)
     chapter_id: int | None = None
     units: list[UnitRecord] = field(default_factory=list, repr=False)
+    replaces: float | None = None  # start of the previous segment's fragment said whole here
 
 
 @dataclass

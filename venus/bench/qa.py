@@ -154,6 +154,10 @@ def run(args: argparse.Namespace) -> BenchReport:
             "key_accuracy", "abstention_accuracy", "false_abstention",
             "time_anchor_accuracy", "answer_chars_p50")}} for n, v in variants.items()},
         "tradeoff": _thin(table),
+        "results": [{"kind": r.question.kind, "question": r.question.question,
+                     "asked_at": r.asked_at, "score": round(r.score, 4), "found": r.found,
+                     "contains": r.contains, "anchored": r.anchored, "text": r.text}
+                    for r in results],
     })
     _print_variants(variants)
     _print_tradeoff(table, threshold)
@@ -204,7 +208,10 @@ def _print_tradeoff(table, threshold) -> None:
         return
     print("\nabstention trade-off of the default scorer (tuning split):")
     print("  threshold  abstention  false-abstention  abstain-precision")
-    for row in _thin(table):
+    rows = _thin(table)
+    rows = sorted(rows + [r for r in table if abs(r["threshold"] - threshold) < 1e-9
+                          and r not in rows], key=lambda r: r["threshold"])
+    for row in rows:
         mark = "  <- chosen" if abs(row["threshold"] - threshold) < 1e-9 else ""
         print(f"  {row['threshold']:9.3f}  {row['abstention_accuracy']:10.2f}  "
               f"{row['false_abstention']:16.2f}  {row['abstain_precision']:17.2f}{mark}")

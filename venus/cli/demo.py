@@ -100,6 +100,7 @@ def _write_json(target: str, video: str, duration: float, elapsed: float, stats:
            "x_realtime": duration / max(elapsed, 1e-9), "segments": stats.get("segments", 0),
            "keyframes": stats.get("keyframes", 0),
            "answers": [{"question": a.question, "asked_at": a.asked_at, "text": a.text,
+                        "found": getattr(a, "found", True),
                         "citations": [{"start": m.start, "end": m.end, "text": m.text,
                                        "keyframe": m.keyframe if keep_frames else None}
                                       for m in a.citations]}
@@ -196,11 +197,15 @@ def _print_segments(mem, since: float) -> float:
 
 
 def _print_answer(answer, keep_frames: bool = True) -> None:
+    """The short answer, then where it comes from (the moment and its key frame)."""
     print(f"Q: {answer.question}  (asked at {_clock(answer.asked_at or 0)})")
     print(f"A: {answer.text}")
-    for m in answer.citations:
-        frame = f"  key frame {m.keyframe}" if m.keyframe and keep_frames else ""
-        print(f"   - [{m.span()}] {_short(m.transcript or m.text, 90)}{frame}")
+    if getattr(answer, "found", True) and answer.citations:
+        m = answer.citations[0]
+        frame = f", key frame {m.keyframe}" if m.keyframe and keep_frames else ""
+        more = len(answer.citations) - 1
+        also = f"; {more} more moment{'s' * (more != 1)} in the citations" if more > 0 else ""
+        print(f"   (from {m.span()}{frame}{also})")
     print()
 
 

@@ -1,0 +1,96 @@
+"""The answer benchmark's data and scoring rules (the run itself is `venus bench qa`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.answer import NOT_SEEN
+from memory.benchmarks.qa import (
+    SPLITS,
+    QAQuestion,
+    QAResult,
+    calibrate,
+    contains,
+    normalize,
+    qa_script,
+    questions,
+    summarize,
+)
+
+
+def test_a_reader_accepts_numbers_and_spellings_either_way():
+    assert contains("Sound travels about 340 metres per second", ["three hundred and forty"])
+    assert contains("about twenty thousand genes", ["20,000"])
+    assert contains("the vapour cools", ["vapor cools"])
+    assert not contains("about 34 metres", ["340"])
+    assert not contains("the Himalayas", ["himalayan mountains"])
+    assert normalize("Berners-Lee's web") == ["berners", "lee's", "web"]
+
+
+@pytest.mark.parametrize("name", sorted(SPLITS))
+def test_every_fact_is_where_its_kind_says(name):
+    """Spoken facts are said and not shown, slide facts shown and not said, and every
+    topic has its questions; the two splits share no topic."""
+    split = SPLITS[name]
+    topics = {t[0]: t for t in split.topics}
+    assert set(topics) == set(split.qa)
+    for title, qa in split.qa.items():
+        _, bullets, narration = topics[title]
+        shown = " ".join([title, *bullets])
+        assert any(contains(s, qa.spoken[1]) for s in narration), title
+        assert not contains(shown, qa.spoken[1]), title
+        assert contains(qa.slide[0], qa.slide[2]) and not contains(" ".join(narration),
+                                                                   qa.slide[2]), title
+        assert contains(" ".join([*narration, shown]), qa.content[1]), title
+    assert not set(SPLITS["tuning"].qa) & set(SPLITS["held-out"].qa)
+
+
+def _truth(split):
+    script = qa_script(split)
+    slides, sentences, t = [], [], 0.0
+    for i, slide in enumerate(script.slides):
+        start = t
+        for text in slide.narration:
+            sentences.append({"slide": i, "text": text, "start": t + 1, "end": t + 4})
+            t += 4
+        t = max(t + 1, start + slide.min_seconds)
+        slides.append({"index": i, "start": start, "end": t, "title": slide.title})
+    return {"slides": slides, "sentences": sentences, "duration": t}
+
+
+def test_questions_of_each_kind_with_their_times():
+    split = SPLITS["tuning"]
+    truth = _truth(split)
+    qs = questions(split, truth)
+    kinds = {q.kind for q in qs}
+    assert kinds == {"spoken", "slide", "content", "time_said", "time_slide", "off_topic",
+                     "future"}
+    n = len(truth["slides"])
+    for q in qs:
+        if q.kind == "future":  # asked before its slide, about a later topic
+            slide = next(s for s in truth["slides"] if s["title"] == q.topic)
+            assert q.ask_at < slide["start"] and slide["index"] >= n // 2
+        if q.kind in ("time_said", "time_slide"):
+            assert q.span[0] - 1 <= q.anchor <= q.span[1] + 1 and q.ask_at is None
+    assert sum(q.kind == "future" for q in qs) == 2 * (n - n // 2)
+
+
+def _result(kind, score, contains_=True, found=True, anchored=None):
+    q = QAQuestion(kind, f"{kind}?", None, ("x",))
+    return QAResult(q, 100.0, found, "At 0:01 it was said: x." if found else NOT_SEEN, score,
+                    contains_, anchored, None)
+
+
+def test_summary_and_calibration_on_scores():
+    results = [_result("spoken", s) for s in (0.9, 1.0, 1.1, 1.2)] + \
+        [_result("off_topic", s, False) for s in (0.3, 0.5, 0.95)] + \
+        [_result("time_said", 1.0, anchored=True), _result("time_slide", 1.0, anchored=False)]
+    threshold, table = calibrate(results)
+    assert 0.5 < threshold < 0.9  # answers everything answerable, abstains on 2 of 3
+    at = summarize(results, threshold)
+    assert at["key_accuracy"]["spoken"] == 1.0 and at["false_abstention"] == 0.0
+    assert at["abstention_accuracy"] == pytest.approx(2 / 3)
+    assert at["time_anchor_accuracy"] == 0.5
+    strict = summarize(results, 1.05)  # a higher threshold trades answers for abstentions
+    assert strict["abstention_accuracy"] == 1.0 and strict["false_abstention"] > 0
+    assert all(0 <= row["false_abstention"] <= 1 for row in table)
