@@ -47,9 +47,10 @@ CLOSE_SCORE = 0.05
 """A unit scoring within this of the lead is quoted beside it (same moment, other text)."""
 
 
-def not_yet_text(point: float, now: float) -> str:
-    return (f"{format_time(point)} is later than now ({format_time(now)}): "
-            f"I haven't seen that part yet.")
+def not_yet_text(point: float, seen: float) -> str:
+    """A question about a time past what the memory has seen (``seen``: its end)."""
+    return (f"{format_time(point)} is past what I have seen so far (up to "
+            f"{format_time(seen)}): I haven't seen that part yet.")
 
 
 # -- what a question asks for --------------------------------------------------------------
@@ -70,7 +71,8 @@ _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
     "eighty ninety hundred thousand million billion trillion dozen half third quarter "
-    "percent".split())
+    "percent first second fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "hundredth thousandth".split())
 _MONTHS = frozenset("january february march april may june july august september october "
                     "november december century centuries ago".split())
 _COLOURS = frozenset("red orange yellow green blue purple violet pink brown black white grey "
@@ -109,6 +111,7 @@ def unit_types(text: str) -> set[str]:
     """What kinds of answer ``text`` holds (the types of `question_type`)."""
     words = re.findall(r"[A-Za-z]+|\d+", text)
     lower = [w.lower() for w in words]
+    lower += [w[:-1] for w in lower if len(w) > 3 and w.endswith("s")]  # "thousands"
     found = set()
     if any(w.isdigit() for w in words) or _NUMBER_WORDS & set(lower):
         found.add("number")
@@ -139,6 +142,7 @@ class UnitScorer:
     info: float = 0.0
     prior: float = 0.0
     kind: float = 0.0  # the unit is of the kind the question asks about (said / shown)
+    type_needs_terms: bool = False  # scale the type bonus by the question terms it holds
 
     def score(self, question: str, vector: np.ndarray, units: Sequence[Evidence],
               vectors: np.ndarray, priors: Sequence[float],
@@ -154,11 +158,12 @@ class UnitScorer:
         norm = sum(weight.values()) or 1.0
         for i, unit in enumerate(units):
             have = set(tokenize(unit.text))
-            parts = 0.0
-            if self.lexical:
-                parts += self.lexical * sum(w for t, w in weight.items() if t in have) / norm
+            coverage = sum(w for t, w in weight.items() if t in have) / norm
+            parts = self.lexical * coverage
             if self.type and wanted is not None and wanted in unit_types(unit.text):
-                parts += self.type
+                # holding a name or a number answers "who" or "how many" only for a unit
+                # about the question: the bonus grows with the share of its terms it has
+                parts += self.type * (min(1.0, 2.0 * coverage) if self.type_needs_terms else 1.0)
             if self.info:
                 parts += self.info * min(1.0, len(have - set(terms)) / 5.0)
             if self.kind and kind is not None and unit.kind == kind:
@@ -172,8 +177,11 @@ SCORERS: dict[str, UnitScorer] = {s.name: s for s in (
     UnitScorer("dense+lexical", lexical=0.6),
     UnitScorer("dense+lexical+type", lexical=0.6, type=0.15),
     UnitScorer("full-type0.15", lexical=0.6, type=0.15, info=0.1, prior=0.1, kind=0.1),
-    UnitScorer("full", lexical=0.6, type=0.3, info=0.1, prior=0.1, kind=0.1),
-    UnitScorer("full-info0.3", lexical=0.6, type=0.3, info=0.3, prior=0.1, kind=0.1),
+    UnitScorer("full-type-always", lexical=0.6, type=0.3, info=0.1, prior=0.1, kind=0.1),
+    UnitScorer("full-info0.3", lexical=0.6, type=0.3, info=0.3, prior=0.1, kind=0.1,
+               type_needs_terms=True),
+    UnitScorer("full", lexical=0.6, type=0.3, info=0.1, prior=0.1, kind=0.1,
+               type_needs_terms=True),
 )}
 
 
@@ -183,8 +191,9 @@ class AnswerOptions:
 
     ``scorer``: a name in `SCORERS`; ``min_score``: below it the memory abstains (the
     lead unit's score; calibrated for the default scorer on the answer benchmark's
-    tuning split, ``venus bench qa``: 1.041, abstention 0.96 at false abstention 0.01,
-    between the highest off-topic/future score 0.995 and the lowest answered 1.087;
+    tuning split, ``venus bench qa``: 0.896, abstention 0.96 at false abstention 0.01,
+    between the second-highest off-topic/future score 0.801 and the lowest answered
+    0.991;
     recalibrate when changing the scorer, the embedder or adding a reranker); ``moments``:
     retrieved moments whose units are scored; ``reranker_weight``: how much a
     `Reranker`'s score (squashed to 0..1) counts beside the unit score, when
@@ -192,7 +201,7 @@ class AnswerOptions:
     """
 
     scorer: str = "full"
-    min_score: float = 1.04
+    min_score: float = 0.90
     moments: int = 6
     reranker_weight: float = 0.5
 

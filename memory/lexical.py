@@ -7,9 +7,10 @@ the index, the queries and the few texts scored outside the index (the stretch n
 closed into a segment) all see the same terms:
 
 - letters and digits of any script, lower-cased, accents of Latin letters folded
-  ("Schrödinger" and "Schrodinger" are one term), stop words dropped, a plural "s" folded,
-  British and American spellings folded ("vapour"/"vapor", "centre"/"center",
-  "neutralise"/"neutralize"), which Whisper mixes;
+  ("Schrödinger" and "Schrodinger" are one term), stop words dropped, British and
+  American spellings folded ("vapour"/"vapor", "centre"/"center"), which Whisper mixes,
+  and English words stemmed (Snowball's English stemmer: "received" and "receive",
+  "stretched" and "stretch" are one term; other scripts only lose a plural "s");
 - Chinese and Japanese, written without spaces, become single characters plus
   adjacent-character bigrams, so a word inside a run of text is still found.
 
@@ -24,11 +25,12 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 __all__ = ["STOP_WORDS", "TERMS_VERSION", "fts5_bm25", "fts_query", "index_terms", "reciprocal_rank_fusion",
            "tokenize"]
 
-TERMS_VERSION = "2"
+TERMS_VERSION = "3"
 """How `tokenize` cuts terms; a lexical index written with other terms is rewritten."""
 
 _WORD = re.compile(r"[^\W_]+")
@@ -74,18 +76,31 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
-_SPELLING = ((re.compile(r"(?<=\w{3})our$"), "or"), (re.compile(r"(?<=\w{2})tre$"), "ter"),
-             (re.compile(r"(?<=\w{3})(is)(e|ed|ing|ation)$"), r"iz\2"))
+_SPELLING = ((re.compile(r"(?<=\w{3})our(s?)$"), r"or\1"),
+             (re.compile(r"(?<=\w{2})tre(s?)$"), r"ter\1"),
+             (re.compile(r"(?<=\w{3})is(e|es|ed|ing|ation)$"), r"iz\1"))
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def _latin_term(word: str) -> str:
+    for pattern, repl in _SPELLING:  # British and American spellings as one term
+        word = pattern.sub(repl, word)
+    if word.isascii() and word.isalpha():
+        return _stemmer().stemWord(word)
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
 
 
 def _latin(word: str) -> list[str]:
-    if word in STOP_WORDS:
-        return []
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]
-    for pattern, repl in _SPELLING:  # British and American spellings as one term
-        word = pattern.sub(repl, word)
-    return [word]
+    return [] if word in STOP_WORDS else [_latin_term(word)]
 
 
 def index_terms(text: str) -> str:

@@ -52,8 +52,9 @@ _NEAR_S = 8.0  # a time in a pause between sentences is answered by the nearest 
 def answer_question(reader: MemoryReader, question: str, now: float, k: int) -> Answer:
     """Answer ``question`` asked at media time ``now`` from what ``reader`` holds by then."""
     window = parse_time(question, now=now, recent=reader.options.recent_s)
-    if window.point is not None and window.point > now + 0.5:
-        return Answer(question, not_yet_text(window.point, now), (), now, reader._recent(now),
+    seen = min(now, reader.duration)  # in file mode the session runs on past the video
+    if window.point is not None and window.point > seen + 0.5:
+        return Answer(question, not_yet_text(window.point, seen), (), now, reader._recent(now),
                       (window.start, window.end), {"score": 0.0, "anchored_answer": True},
                       found=False)
     start, end, anchor = _resolve_topic(reader, window, now)
