@@ -19,8 +19,9 @@ PUBLIC = {
         "VideoError", "VideoInfo", "VideoMemory", "VideoNotFoundError",
     },
     "memory.models": {
-        "Answerer", "Captioner", "ImageEmbedder", "Relevance", "Reranker", "EspeakSynthesizer",
-        "FliteSynthesizer", "TransformersImageEmbedder",
+        "Answerer", "Captioner", "CrossEncoderReranker", "ExtractiveQAReranker", "ImageEmbedder",
+        "Relevance", "Reranker", "EspeakSynthesizer", "FliteSynthesizer",
+        "TransformersImageEmbedder",
         "PiperSynthesizer", "MiniLMEmbedder", "RapidOCRReader", "SileroSpeechDetector",
         "Speech", "SpeechDetector", "SpeechRegion", "SpeechSynthesizer", "TextBox",
         "TextEmbedder", "TextReader", "Transcriber", "Transcript", "TranscriptSegment",

@@ -199,7 +199,7 @@ class TextIndex:
 class MemoryDB:
     """The SQLite file of one memory directory."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, writable: bool = True) -> None:
         try:
             # One connection shared by the threads of one process (a harness capability
             # may read from a worker thread); `VideoMemory` serialises access with a lock.
@@ -213,7 +213,8 @@ class MemoryDB:
                              f"is damaged or not a memory: recreate it") from exc
         self.segment_text = TextIndex(self.conn, "segments_fts")
         self.chapter_text = TextIndex(self.conn, "chapters_fts")
-        self._fill_text_indexes()
+        if writable:  # a reader in another process never writes
+            self._fill_text_indexes()
 
     def close(self) -> None:
         self.conn.close()

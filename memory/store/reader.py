@@ -87,7 +87,7 @@ class MemoryReader:
         if not d.is_dir():
             raise StoreError(f"no memory at {d}; create one with VideoMemory.create({str(d)!r})")
         read_format(d)
-        return cls(d, MemoryDB(d / "memory.sqlite"), models or MemoryModels(),
+        return cls(d, MemoryDB(d / "memory.sqlite", writable=False), models or MemoryModels(),
                    options or StoreOptions())
 
     def close(self) -> None:

@@ -43,19 +43,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--work", default=".cache/bench-qa",
                    help="where the lectures and memories are kept (default .cache/bench-qa)")
     p.add_argument("--fresh", action="store_true", help="re-ingest even if a memory is kept")
+    p.add_argument("--asr", default=None, choices=("tiny.en", "base"),
+                   help="the Whisper model that hears the lecture (default: the memory's "
+                        "default, tiny.en); another one is kept in its own memory")
     p.add_argument("--show", type=int, default=0,
                    help="also print this many answers per kind (to read them)")
 
 
-def _memory(split, work: Path, fresh: bool):
+def _memory(split, work: Path, fresh: bool, asr: str | None = None):
     from memory.benchmarks.qa import build_lecture
     from memory.store import MemoryModels, VideoMemory
 
     video, truth = build_lecture(split, work / f"lecture-{split.name}", progress=True)
-    mem_dir = work / f"mem-{split.name}"
+    mem_dir = work / (f"mem-{split.name}" + (f"-{asr}" if asr else ""))
     stamp = mem_dir / "bench-plan.json"
-    plan = json.dumps(truth.get("plan"))
+    plan = json.dumps({**truth.get("plan", {}), "asr": asr})
     models = MemoryModels()
+    if asr is not None:
+        from memory.models import WhisperTranscriber
+
+        models.asr = WhisperTranscriber(model=asr)
     if not fresh and stamp.is_file() and stamp.read_text() == plan:
         return VideoMemory.open(mem_dir, models=models), truth, None
     shutil.rmtree(mem_dir, ignore_errors=True)
@@ -128,7 +135,7 @@ def run(args: argparse.Namespace) -> BenchReport:
     torch.set_num_threads(1)  # as in bench memory: one torch thread is faster when shared
     split = SPLITS["held-out" if args.held_out else "tuning"]
     work = Path(args.work)
-    mem, truth, ingest_s = _memory(split, work, args.fresh)
+    mem, truth, ingest_s = _memory(split, work, args.fresh, args.asr)
     qs = questions(split, truth)
     print(f"split {split.name}: {mem.duration:.0f} s lecture, {len(qs)} questions")
     variants = {}
@@ -146,6 +153,7 @@ def run(args: argparse.Namespace) -> BenchReport:
     figures = dict(figures)
     figures.update({
         "split": split.name, "voice": split.voice, "seed": split.seed,
+        "asr": args.asr or "tiny.en",
         "scorer": default, "threshold": threshold,
         "answer_ms_p50": answer_ms, "answer_ms_memory_s": hours_s,
         "answer_ms_p50_lecture": ms_lecture, "lecture_s": truth["duration"],
@@ -162,7 +170,7 @@ def run(args: argparse.Namespace) -> BenchReport:
     _print_variants(variants)
     _print_tradeoff(table, threshold)
     keys = figures["key_accuracy"]
-    summary = (f"qa {split.name}: key accuracy "
+    summary = (f"qa {split.name} (ASR {args.asr or 'tiny.en'}): key accuracy "
                + ", ".join(f"{k} {v:.2f}" for k, v in keys.items())
                + f"; abstention {figures['abstention_accuracy']:.2f}, false abstention "
                f"{figures['false_abstention']:.2f}, time anchor "
