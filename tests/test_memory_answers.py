@@ -86,7 +86,7 @@ def test_relative_anchors_just_now_the_start_and_after_a_slide(clip):
     last = truth["sentences"][-1]
     now = last["end"] + 1.0
     just = mem.answer("What did the speaker just say?", at=now)
-    assert just.found and "hundred thousand" in just.text.lower()
+    assert just.found and "times every day" in just.text.lower()
     start = mem.answer("What was on the slide at the start?", at=now)
     assert start.found and "Photosynthesis" in start.text
     after = mem.answer("What came after the slide about the water cycle?", at=now)
@@ -135,3 +135,28 @@ def test_a_reranker_from_a_local_path_takes_part(clip, tmp_path, models):
         assert reply.text == NOT_SEEN or reply.text.startswith("At ")
     finally:
         mem.models.reranker = None
+
+
+def test_quiz_and_summary_on_the_real_clip_speak_video_time(clip):
+    """The built-in capabilities on this memory through the real harness, asked in a
+    session whose clock ran on past the clip (file mode): video time, every question
+    with its answer, slide titles listed, footers never used."""
+    from test_capabilities import run_builtin
+
+    from venus.capabilities.text import clock_label
+
+    mem, truth = clip
+    end = clock_label(mem.duration)
+    quiz, _ = run_builtin("make_quiz", {"start": 0.0, "questions": 3}, at=90, memory=mem,
+                          seconds=100)
+    assert quiz.ok, quiz.error
+    questions = quiz.data["questions"]
+    assert len(questions) == 3 and f"on 0:00-{end}" in quiz.summary
+    for i, q in enumerate(questions, 1):
+        assert q["answer"] in q["options"] and 0.0 <= q["time"] <= mem.duration
+        assert f"{i}. {q['answer']} ({clock_label(q['time'])})" in quiz.summary
+        assert "Science Week" not in q["source"]
+    summary, _ = run_builtin("summarize_range", {}, at=90, memory=mem, seconds=100)
+    assert summary.ok and summary.summary.startswith(f"From 0:00 to {end}:")
+    assert summary.data["titles"][:2] == ["Photosynthesis", "The Water Cycle"]
+    assert "Science Week" not in summary.summary

@@ -92,9 +92,17 @@ def search_memory(query: Annotated[str, Field(min_length=1, max_length=500)],
     if not hits:
         return SearchAnswer(f"I didn't find anything about {query} in the video so far.", (), ())
     best = hits[0]
-    summary = f"At {clock_label(best.start)}: {best.text or best.transcript}"
+    summary = f"At {clock_label(best.start)}: {_first_line(best.text or best.transcript)}"
+    answer = getattr(memory, "answer", None)
+    if callable(answer):  # a memory that answers: say its short answer (or that it has none)
+        summary = answer(query, at=context.snapshot.time).text
     cites = tuple(Citation(h.start, h.end, h.keyframe, clock_label(h.start)) for h in hits)
     return SearchAnswer(summary, hits, cites)
+
+
+def _first_line(text: str, width: int = 160) -> str:
+    line = next((p.strip() for p in text.splitlines() if p.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 @capability(timeout=30.0)
