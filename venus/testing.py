@@ -151,11 +151,10 @@ class FakeMemory:
         return max((m.end for m in self.items), default=0.0)
 
     def evidence(self, start: float, end: float) -> Sequence[FakeEvidence]:
-        """Each moment's sentences (said) and screen lines (shown), with its times."""
+        """Each moment's sentences (said) and screen lines (shown), with its times (of the
+        moments `moments` returns for the range)."""
         out = []
         for m in self.moments(start, end):
-            if m.end > end + 1e-6:
-                continue
             out += [FakeEvidence("shown", line.strip(), m.start, m.end)
                     for line in m.ocr_text.splitlines() if line.strip()]
             out += [FakeEvidence("said", s.strip(), m.start, m.end)
