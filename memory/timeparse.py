@@ -92,7 +92,8 @@ def _rules(now: float, recent: float):
           r"|\b(?:at\s+)?first\b(?=\s*[,?.!]|\s*$)"),
          lambda m: (0.0, start_span, "earliest")),
         (r"\b(?:just\s+(?:now|said|say|says|told|tell|mentioned|mention|showed|shown|show|"
-         r"happened|talked|explained)|a\s+moment\s+ago|recently|right\s+now)\b",
+         r"happened|talked|explained|heard|hear|saw|see|seen|read)|a\s+moment\s+ago|recently|"
+         r"right\s+now)\b",
          lambda m: (now - recent, now, "latest")),
         (r"\bin\s+the\s+middle\b", lambda m: (0.35 * now, 0.65 * now)),
         (r"\b(?:at|near|towards?)\s+the\s+end\b",

@@ -56,6 +56,8 @@ def test_order_hints():
     assert parse_time("what did she say just now?", now=NOW).order == "latest"
     assert parse_time("What did the speaker just say?", now=NOW).order == "latest"
     assert parse_time("what was just shown on the screen", now=NOW).order == "latest"
+    assert parse_time("What did we just hear?", now=NOW).order == "latest"
+    assert parse_time("what did I just see", now=NOW).order == "latest"
     assert parse_time("what was said at 12:30?", now=NOW).order is None
 
 
