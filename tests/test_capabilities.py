@@ -133,7 +133,7 @@ def test_the_context_is_injected_and_not_part_of_the_schema():
 
 def test_search_memory_cites_moments_before_the_request():
     result, _ = run_builtin("search_memory", {"query": "chlorophyll sunlight", "k": 2})
-    assert result.ok and result.summary.startswith("At 0:10:")
+    assert result.ok and result.summary.startswith("At 0:10")  # the memory's own answer
     assert result.citations[0] == Citation(10, 20, "kf/10.jpg", "0:10")
     assert all(c.end <= 61 for c in result.citations)  # nothing after the request
 

@@ -137,9 +137,8 @@ class FakeMemory:
                       key=lambda m: m.start)
 
     def answer(self, question: str, at: float | None = None, k: int = 3) -> FakeAnswer:
-        """The best moment by word overlap, quoted with its time (any time: a fake
-        memory holds only what it was given)."""
-        hits = self.search(question, k=1)
+        """The best moment by word overlap that ended by ``at``, quoted with its time."""
+        hits = self.search(question, k=1, before=at)
         if not hits:
             return FakeAnswer("I have not seen anything about that yet.")
         best = hits[0]
