@@ -119,8 +119,9 @@ def _lecture(work: Path, name: str, seed: int, voice: str, minutes: float):
 
 def _transcribe(asr, vad, chunks) -> tuple[str, float]:
     from memory.store.speech import SpeechBatcher
+    from memory.store.timing import StageTimes
 
-    timers: dict[str, float] = {}
+    timers = StageTimes()  # wall seconds per stage (a dict), CPU seconds beside them
     batcher = SpeechBatcher(vad, asr, timers=timers)
     words = []
     try:
