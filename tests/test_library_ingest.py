@@ -56,12 +56,19 @@ def _rows(lib):
     return out
 
 
-QUESTIONS = ("What is the lecture about?", "What did the slide say about energy?")
+# each answered by one lecture (the pH scale is in lecture 0 and in lecture 1's second part)
+QUESTIONS = {"What are the power stations of the cell?": "lecture-2",
+             "Where do mountains like the Himalayas rise?": "lecture-1",
+             "What is the pH of a neutral solution?": "lecture-0"}
 
 
 def _answers(lib):
-    return [(a.text, [(m.video_id, m.start, m.end) for m in a.citations])
-            for a in (lib.answer(q) for q in QUESTIONS)]
+    out = []
+    for q, video_id in QUESTIONS.items():
+        a = lib.answer(q)
+        assert a.found and a.citations[0].video_id == video_id, (q, a.text, a.citations)
+        out.append((a.text, [(m.video_id, m.start, m.end) for m in a.citations]))
+    return out
 
 
 def test_ray_local_ingest_equals_sequential(tmp_path, models, folder, sequential):
@@ -111,7 +118,10 @@ def test_killed_worker_resumes_without_loss_or_duplication(tmp_path, models, fol
 
 
 def test_answers_cite_the_video_asked_about(sequential):
-    reply = sequential.answer("What is the lecture about?", videos=["lecture-2"])
-    assert reply.found and reply.citations
-    assert {m.video_id for m in reply.citations} == {"lecture-2"}
-    assert reply.extras["video_id"] == "lecture-2"
+    q = "What is the pH of a neutral solution?"
+    assert sequential.answer(q).citations[0].video_id == "lecture-0"
+    reply = sequential.answer(q, videos=["lecture-1"])  # its second slide says it too
+    assert reply.found and "seven as neutral" in reply.text
+    assert {m.video_id for m in reply.citations} == {"lecture-1"}
+    assert reply.extras["video_id"] == "lecture-1"
+    assert not sequential.answer(q, videos=["lecture-2"]).found
