@@ -197,13 +197,13 @@ def _by_content(reader: MemoryReader, question: str, vector: np.ndarray,
 
 def _candidate_units(reader: MemoryReader, hits: list[Moment], now: float):
     """The units inside the retrieved moments, with the index of the moment of each."""
-    ids = [m.id for m in hits if m.level == "segment" and m.id is not None]
+    ids = [m.id for m in hits if m.level == SEGMENT.name and m.id is not None]
     stored: dict[int, list[UnitRecord]] = {}
     for u in reader.db.units_of(ids):
         stored.setdefault(u.segment_id, []).append(u)
     records, owners = [], []
     for j, m in enumerate(hits):
-        if m.level == "segment":
+        if m.level == SEGMENT.name:
             mine = stored.get(m.id, [])
         else:  # the open stretch: cut its units now, embed them (cached)
             mine = build_units(reader.db.chunks_ending_in(m.start, min(m.end, now)))
