@@ -38,14 +38,19 @@ logger = logging.getLogger(__name__)
 
 class Handlers:
     """Bound to one `SessionRegistry`; every method takes the caller's ``request`` last.
-    ``poll_s``: how often a tab's stream looks for changes (on the server; nothing is
-    sent unless something changed)."""
+    A tab's stream renders when its session announces a change (`demos.changes`), at
+    most every ``poll_s`` seconds (a burst of changes is sent once); while the banner
+    moves on with time (an ETA, a camera frame's age) every ``tick_s`` seconds; and
+    otherwise every ``idle_s`` seconds as a safety net (nothing is sent unless something
+    changed)."""
 
     def __init__(self, registry: SessionRegistry, *, tts: bool = True,
-                 poll_s: float = 0.25) -> None:
+                 poll_s: float = 0.25, tick_s: float = 1.0, idle_s: float = 10.0) -> None:
         self.registry = registry
         self.tts = tts
         self.poll_s = poll_s
+        self.tick_s = tick_s
+        self.idle_s = idle_s
 
     def app(self, request: gr.Request) -> AppSession:
         try:
@@ -68,6 +73,7 @@ class Handlers:
         feed = PageFeed(app, self._voice(app) if self.tts else None)
         failing = False
         while not app.closed:
+            seen = app.changes.count  # a change from here on wakes the wait below
             try:
                 values = await anyio.to_thread.run_sync(feed.next)
                 failing = False
@@ -78,6 +84,7 @@ class Handlers:
             if values is not None:
                 yield tuple(gr.skip() if v is SKIP else v for v in values)
             await asyncio.sleep(self.poll_s)
+            await app.changes.wait(seen, self.tick_s if feed.ticking else self.idle_s)
 
     # -- input -----------------------------------------------------------------------------
     def upload(self, path: str | None, request: gr.Request) -> None:

@@ -30,7 +30,11 @@ from venus.events import (
     WorkItemStateChanged,
 )
 
-__all__ = ["OUTPUTS", "SKIP", "PageFeed"]
+__all__ = ["OUTPUTS", "SKIP", "TICKING", "PageFeed"]
+
+TICKING = ("queued", "loading", "camera", "behind")
+"""Banner states whose text moves on with time (a place in line, an ETA, the age of the
+camera's last frame): the page stream renders them every `PageFeed.tick_s` seconds."""
 
 OUTPUTS = ("banner", "chat", "cited", "work", "strip", "frames", "voice", "player")
 SKIP: Any = type("Skip", (), {"__repr__": lambda self: "SKIP"})()
@@ -56,14 +60,17 @@ class PageFeed:
         self._strip = ConversationStrip()
         self._chat_key: tuple = ()
         self._playing: str | None = None
+        self.ticking = False  # the banner last rendered moves on with time (see TICKING)
 
     def next(self) -> list | None:
         """Values for the outputs that changed since the last call (`SKIP` for the others),
         or None when nothing changed."""
         app = self.app
         new, renew = self._new_entries()
+        status = app.status()
+        self.ticking = status.kind in TICKING
         out = {
-            "banner": banner_html(app.status()),
+            "banner": banner_html(status),
             "player": str(app.video_path) if app.video_path else None,
             "frames": self._frames(),
         }

@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from demos.changes import Changes, TimelineWakes
 from demos.conversation import TypedTurns
 from demos.errors import SessionLimitError
 from demos.frontends import FrontendFactory, FrontendSpec
@@ -128,6 +129,7 @@ class AppSession:
         self._frames: tuple[tuple[int, int], tuple[float, list[Cited]]] = ((-1, -1), (0.0, []))
         self.closed = False
         self.closed_event = threading.Event()  # set once close() has deleted everything
+        self.changes = Changes()  # the page stream waits on it (see demos.changes)
 
     # -- input ---------------------------------------------------------------------------
     def load_video(self, path: str | Path, name: str | None = None) -> Path:
@@ -154,6 +156,7 @@ class AppSession:
     def refuse(self, message: str) -> None:
         """Show a refused upload in the banner (until the next thing loads)."""
         self.error = message
+        self.changes.notify()
 
     def ask(self, text: str) -> None:
         """A typed message: answered (or delegated) at the next one-second boundary."""
@@ -195,6 +198,7 @@ class AppSession:
         """Empty the chat (the memory stays)."""
         self.cleared_at = len(self.entries())
         self.answers.clear()
+        self.changes.notify()
 
     def forget(self) -> None:
         """Drop the video, its memory and the conversation (a confirmed user action)."""
@@ -215,7 +219,9 @@ class AppSession:
             self._check_open()
             if self._runner is None or self._runner.finished:
                 self._runner = _Runner(self, self.clock_factory())
+                self.changes.notify()  # a new conversation: the page reads it afresh
             give(self._runner)
+            self._runner.source.wake()
             if not self._runner.thread.is_alive() and not self._runner.started:
                 self._runner.start()
             return self._runner
@@ -242,6 +248,7 @@ class AppSession:
         self.cleared_at = 0
         self.memory = self._new_memory(camera=mode == "camera")
         self.job = None
+        self.changes.notify()
 
     def _enter_camera(self) -> None:
         self._check_open()
@@ -445,6 +452,7 @@ class AppSession:
             self.pool.shutdown()
         shutil.rmtree(self.directory, ignore_errors=True)
         self.closed_event.set()
+        self.changes.notify()  # the page stream ends
 
     def _new_memory(self, camera: bool = False) -> VideoMemory:
         # Camera: speech is transcribed every few seconds (not every 30 s), and a key frame
@@ -465,11 +473,15 @@ class _Runner:
         # File mode: the conversation starts after the whole file (all of it is the past).
         self.offset = app.job.total_s if app.mode == "file" and app.job else memory.duration
         self.timeline = Timeline(app.session_id, app.directory / f"timeline-{app._generation}.jsonl")
+        self.timeline.subscribe(TimelineWakes(app.changes))
         if self.offset > 0:
             self.timeline.record(MemoryUpdated(memory.version), time=self.offset)
         remember = app._remember if app.mode == "camera" else None
+        # Asleep while nothing is said, heard or worked on (an unbounded schedule only: a
+        # bounded one, in tests, delivers all its chunks).
+        idle = self._idle if options.max_chunks is None else None
         self.source = LiveSource(clock, math.ceil(self.offset), remember, options.max_chunks,
-                                 keep_frames=app.mode == "camera")
+                                 keep_frames=app.mode == "camera", idle=idle)
         inner = app.frontend_factory(memory)
         self.frontend = TypedTurns(inner, app._answer, app.media_end)
         self.session = assistant(
@@ -489,6 +501,10 @@ class _Runner:
     def start(self) -> None:
         self.started = True
         self.thread.start()
+
+    def _idle(self) -> bool:
+        """Nothing is being said and no background work is open (the schedule may sleep)."""
+        return not (self.speech.busy or self.session.link.busy)
 
     def _run(self) -> None:
         try:

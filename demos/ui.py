@@ -10,6 +10,7 @@ pushes every live panel when it changes; there is no polling timer in the page.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,11 +22,20 @@ from demos.state import SessionRegistry
 from demos.uploads import VIDEO_EXTENSIONS
 from demos.views import SEEK_JS, banner_html
 
-__all__ = ["CSS", "DEFAULT_CONCURRENCY", "build_app", "launch"]
+__all__ = ["CSS", "DEFAULT_CONCURRENCY", "QUEUE_IDLE_POLL_S", "build_app", "launch",
+           "quiet_queue"]
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_CONCURRENCY = 4
 """Events of one kind served at once (uploads, searches, messages); each returns quickly,
 since ingests run in the bounded `demos.ingest.IngestPool`."""
+
+QUEUE_IDLE_POLL_S = 0.05
+"""How often Gradio's queue looks for a new event when it has none. Gradio polls every
+1 ms, which alone costs ~7% of a core on an idle server (0.7% at 50 ms, measured with an
+empty Blocks); 50 ms delays the start of an event by at most that. Progress updates are
+polled at 10x that (this app shows none)."""
 
 CSS = """
 .venus-banner {padding: 8px 12px; border-radius: 8px; font-size: 15px; background: #eef3ff;
@@ -213,8 +223,24 @@ def launch(registry: SessionRegistry, *, server_name: str = "127.0.0.1",
     roots = [str(Path(registry.options.root).resolve()),
              str(Path(registry.options.samples_dir).resolve())]
     demo.queue(default_concurrency_limit=DEFAULT_CONCURRENCY)
+    quiet_queue(demo)
     demo.launch(server_name=server_name, server_port=server_port, share=share,
                 allowed_paths=roots, max_file_size=f"{registry.options.max_upload_mb:g}mb",
                 auth=auth or None, auth_message="realtime-venus: log in to use this app",
                 css=CSS, head=SEEK_JS, prevent_thread_lock=prevent_thread_lock, quiet=True)
     return demo
+
+
+def quiet_queue(demo: gr.Blocks, poll_s: float = QUEUE_IDLE_POLL_S) -> bool:
+    """Slow the idle polling of ``demo``'s queue (after ``demo.queue()``) to ``poll_s``;
+    False (and a warning) when this Gradio's queue has no such setting."""
+    queue = getattr(demo, "_queue", None)
+    names = ("sleep_when_free", "progress_update_sleep_when_free")
+    if queue is None or not all(isinstance(getattr(queue, n, None), float) for n in names):
+        logger.warning("gradio %s: its queue's idle poll could not be slowed; an idle "
+                       "server may use several %% of a core", gr.__version__)
+        return False
+    queue.sleep_when_free = max(queue.sleep_when_free, poll_s)
+    queue.progress_update_sleep_when_free = max(queue.progress_update_sleep_when_free,
+                                                10 * poll_s)
+    return True

@@ -72,7 +72,8 @@ def server(tmp_path_factory, lectures) -> Iterator[dict]:
     port = free_port()
     demo = launch(registry, server_port=port, prevent_thread_lock=True)
     try:
-        yield {"url": f"http://127.0.0.1:{port}/", "registry": registry, "root": root}
+        yield {"url": f"http://127.0.0.1:{port}/", "registry": registry, "root": root,
+               "demo": demo}
     finally:
         demo.close()
         registry.close_all()
@@ -202,6 +203,8 @@ def test_answers_have_chips_that_seek_and_every_label_is_video_time(server, tab,
     print(f"idle traffic over 10 s with one loaded session: {idle['requests']} requests, "
           f"{idle['bytes']} bytes ({idle['urls']})")
     assert idle["requests"] <= 5 and idle["bytes"] <= 5_000
+    from demos.ui import QUEUE_IDLE_POLL_S  # the server's queue does not spin either
+    assert server["demo"]._queue.sleep_when_free == QUEUE_IDLE_POLL_S
     replies = page.locator("#venus-chat [data-testid=bot]").count()
     ask(page, "How do clouds form?")  # a new message redraws the chat ...
     page.wait_for_function("n => document.querySelectorAll('#venus-chat [data-testid=bot]')"

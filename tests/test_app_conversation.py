@@ -207,6 +207,53 @@ def test_closed_live_source_ends_at_the_next_boundary():
     assert len(clock.run(take())) == 2
 
 
+def test_an_idle_live_source_sleeps_until_an_input_and_numbers_by_the_clock():
+    clock = SimulatedClock()
+    idle = {"now": True}
+    source = LiveSource(clock, first_index=100, max_chunks=80, idle=lambda: idle["now"],
+                        quiet_after=3)
+
+    async def take():
+        async def user():  # nothing for a while, then a word into the mic, then the end
+            await clock.sleep(30.5)
+            source.push_audio(16_000, np.full(8_000, 0.1, np.float32))
+            await clock.sleep(29.5)
+            source.close()
+        task = asyncio.create_task(user())
+        out = [(c.index, c.start, c.has_audio) async for c in source]
+        await task
+        return out
+
+    chunks = clock.run(take())
+    assert chunks == [(100, 100.0, False), (101, 101.0, False), (102, 102.0, False),
+                      (130, 130.0, True),  # woken at 30.5 s: the chunk of the next second
+                      (131, 131.0, False), (132, 132.0, False), (133, 133.0, False)]
+    assert source.sleeps == 2 and clock.now() == 60.0  # asleep again until closed
+
+    busy = LiveSource(SimulatedClock(), max_chunks=8, idle=lambda: False, quiet_after=3)
+
+    async def take_busy():
+        return [c async for c in busy]
+    assert len(busy.clock.run(take_busy())) == 8 and busy.sleeps == 0  # something is said or worked on: the schedule keeps its beat
+
+
+def test_an_input_before_the_sleep_keeps_the_schedule_awake():
+    clock = SimulatedClock()
+    source = LiveSource(clock, max_chunks=6, idle=lambda: True, quiet_after=2)
+
+    async def take():
+        out = []
+        async for chunk in source:
+            out.append(chunk.index)
+            if chunk.index == 1:
+                source.wake()  # a typed turn queued just as it would go to sleep
+            if chunk.index == 3:
+                source.close()
+        return out
+
+    assert clock.run(take()) == [0, 1, 2, 3] and source.sleeps == 0
+
+
 @pytest.mark.parametrize("name, body, match", [
     ("notes.txt", b"hello", "not a video file"),
     ("big.mp4", b"0" * 3 * 2**20, "over this app's 2 MB limit"),
