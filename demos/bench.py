@@ -10,7 +10,8 @@ Beside the UI (nothing in the app imports it). Two phases against one server pro
   be watched and ask ``--questions`` questions; every tab must finish, and none may see
   another's memory (its key frames come from its own session folder, its chat holds its
   own questions only). Reported: time to first answer (from the upload), answer latency
-  (from the question), ingest time, server CPU.
+  (from the question), ingest time (split into the wait for a free worker and the
+  watching), the CPU of the server and of the headless browser (all its processes).
 
 ``--screenshots DIR`` saves the main states of the page (loading, an answer with its
 chips and cited frames, a quiz and a summary, a refused upload, the camera) for the docs.
@@ -63,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 class TabResult:
     tab: int
     ingest_s: float = float("nan")
+    queued_s: float = float("nan")  # upload to "Watching": the wait for a free worker
     first_answer_s: float = float("nan")
     answer_s: list[float] = field(default_factory=list)
     frame_dirs: set[str] = field(default_factory=set)
@@ -75,9 +77,11 @@ def run(args: argparse.Namespace):
 
     work = Path(args.work or tempfile.mkdtemp(prefix="venus-bench-app-"))
     lecture = _lecture(args.minutes, work / "samples")
+    browser_cpu = _BrowserCpu()
     with _Server(work, args) as server:
         idle = asyncio.run(_idle_phase(server, lecture, args))
-        load = [] if args.skip_load else asyncio.run(_load_phase(server, lecture, args))
+        load = [] if args.skip_load else asyncio.run(_load_phase(server, lecture, args,
+                                                                 browser_cpu))
         load_cpu = server.cpu_since_mark()
     finished = [r for r in load if not r.error and len(r.answer_s) == args.questions]
     isolated = _isolated(load)
@@ -93,7 +97,13 @@ def run(args: argparse.Namespace):
         "answer_s_p50": _r(percentile(answers, 50)), "answer_s_p95": _r(percentile(answers, 95)),
         "ingest_s_p50": _r(percentile([r.ingest_s for r in finished], 50)),
         "ingest_s_p95": _r(percentile([r.ingest_s for r in finished], 95)),
+        "queued_s_p50": _r(percentile([r.queued_s for r in finished], 50)),
+        "queued_s_p95": _r(percentile([r.queued_s for r in finished], 95)),
+        "watch_s_p50": _r(percentile([r.ingest_s - r.queued_s for r in finished], 50)),
+        "watch_s_p95": _r(percentile([r.ingest_s - r.queued_s for r in finished], 95)),
         "load_server_cpu_cores": round(load_cpu / 100, 2),
+        "load_browser_cpu_cores": round(browser_cpu.cores(), 2),
+        "load_seconds": round(browser_cpu.seconds, 1),
         "video_seconds": round(_duration(lecture), 1), "ingest_workers": args.workers,
         "errors": [f"tab {r.tab}: {r.error}" for r in load if r.error],
     }
@@ -109,7 +119,14 @@ def run(args: argparse.Namespace):
                   f"{figures['answer_s_p50']} / {figures['answer_s_p95']}", ""],
                  ["load: ingest, p50 / p95 s",
                   f"{figures['ingest_s_p50']} / {figures['ingest_s_p95']}", ""],
-                 ["load: server CPU, cores", figures["load_server_cpu_cores"], ""]]
+                 ["load:   waiting for a worker, p50 / p95 s",
+                  f"{figures['queued_s_p50']} / {figures['queued_s_p95']}", ""],
+                 ["load:   watching, p50 / p95 s",
+                  f"{figures['watch_s_p50']} / {figures['watch_s_p95']}", ""],
+                 ["load: server CPU, cores", figures["load_server_cpu_cores"], ""],
+                 ["load: browser CPU (all Chromium processes), cores",
+                  figures["load_browser_cpu_cores"], ""],
+                 ["load: phase length, s", figures["load_seconds"], ""]]
     summary = (f"idle {figures['idle_requests_per_10s']} requests and "
                f"{figures['idle_bytes_per_10s']} B per 10 s, server "
                f"{figures['idle_server_cpu_pct']}% of a core")
@@ -326,16 +343,61 @@ class _AsyncTraffic:
         self._cdp = cdp
 
 
-async def _load_phase(server: _Server, lecture: Path, args) -> list[TabResult]:
+async def _load_phase(server: _Server, lecture: Path, args, cpu: _BrowserCpu
+                      ) -> list[TabResult]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await _browser(p)
         server.mark()
+        sampler = asyncio.create_task(cpu.sample())
         results = await asyncio.gather(*(_tab(browser, server, lecture, i + 1, args)
                                          for i in range(args.tabs)))
+        sampler.cancel()
+        cpu.read()
         await browser.close()
     return list(results)
+
+
+class _BrowserCpu:
+    """CPU of every Chromium process over the load phase, read from /proc every 2 s
+    (a renderer that exits between two reads loses at most its last 2 s)."""
+
+    def __init__(self) -> None:
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.start = self.end = 0.0
+        self.seconds = 0.0
+
+    async def sample(self) -> None:
+        self.start = time.monotonic()
+        while True:
+            self.read()
+            await asyncio.sleep(2.0)
+
+    def read(self) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        baseline = not self.last  # the first read: what ran before the phase is not counted
+        parents, used = {}, {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                text = stat.read_text()
+            except OSError:
+                continue
+            pid, fields = int(stat.parent.name), text.rsplit(")", 1)[1].split()
+            parents[pid] = int(fields[1])
+            if "(chrom" in text.split(")", 1)[0]:
+                used[pid] = (int(fields[11]) + int(fields[12])) / tick
+        for pid, seconds in used.items():
+            if _descends(pid, os.getpid(), parents):  # our browser, nobody else's
+                self.first.setdefault(pid, seconds if baseline else 0.0)
+                self.last[pid] = seconds
+        self.end = time.monotonic()
+        self.seconds = self.end - self.start if self.start else 0.0
+
+    def cores(self) -> float:
+        used = sum(self.last[p] - self.first[p] for p in self.last)
+        return used / self.seconds if self.seconds > 0 else 0.0
 
 
 async def _tab(browser, server: _Server, lecture: Path, tab: int, args) -> TabResult:
@@ -345,6 +407,8 @@ async def _tab(browser, server: _Server, lecture: Path, tab: int, args) -> TabRe
         context, page = await _open(browser, server.url)
         t0 = time.monotonic()
         await page.locator("#venus-upload input[type=file]").set_input_files(str(lecture))
+        await _wait(page, "#venus-status", "Watching|Ready", args.patience * 1000)
+        result.queued_s = time.monotonic() - t0
         await _wait(page, "#venus-status", "Ready", args.patience * 1000)
         result.ingest_s = time.monotonic() - t0
         for q in range(args.questions):
@@ -362,6 +426,16 @@ async def _tab(browser, server: _Server, lecture: Path, tab: int, args) -> TabRe
         if context is not None:
             await context.close()
     return result
+
+
+def _descends(pid: int, ancestor: int, parents: dict[int, int]) -> bool:
+    for _ in range(64):
+        pid = parents.get(pid, 0)
+        if pid == ancestor:
+            return True
+        if pid <= 1:
+            return False
+    return False
 
 
 def _session_dir(src: str) -> str:
