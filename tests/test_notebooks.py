@@ -20,7 +20,7 @@ ALL = sorted(NOTEBOOKS.glob("*.ipynb"))
 SMALL = {
     "01_quickstart": {"MINUTES": 1.0},
     "02_probe_hour_long_memory": {"MINUTES": 0.5, "DEPTHS": "0,0.5,1", "SCALING_MINUTES": [],
-                                  "SYNTHETIC_HOURS": 1.0},
+                                  "SYNTHETIC_HOURS": 1.0, "LIBRARY_MINUTES": 0.5},
     "03_full_duplex_interruptions": {"KINDS": ["interruption", "backchannel"]},
     "04_background_delegation": {"PACE_S": 0.0},
     "05_bring_your_own_model": {"SECONDS": 4},
