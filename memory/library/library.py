@@ -40,7 +40,9 @@ from typing_extensions import Self
 from memory.errors import StoreError
 from memory.evidence import Answer, Moment
 from memory.index.faiss_index import FaissIndex, normalize_ranges
+from memory.lexical import index_terms
 from memory.library.db import ID_BITS, LibraryDB, VideoRow, video_block
+from memory.library.terms import TermIndex
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.db import MemoryDB
 from memory.store.levels import LEVELS, Level, level_named
@@ -80,12 +82,14 @@ def slug(text: str) -> str:
 
 
 class _Level:
-    """One level over all videos: the vectors, the lexical index and each video's
-    (ids, starts, ends) in time order, for its cutoffs."""
+    """One level over all videos: the vectors, the lexical index (FTS5 in the library's
+    SQLite, searched through its `TermIndex` in RAM) and each video's (ids, starts, ends)
+    in time order, for its cutoffs."""
 
     def __init__(self, level: Level, db: LibraryDB, options: StoreOptions) -> None:
         self.level, self.db, self.options = level, db, options
         self.vectors: FaissIndex | None = None
+        self.terms = TermIndex()
         self.rows: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     @property
@@ -95,10 +99,27 @@ class _Level:
     def index(self) -> LevelIndex | None:
         if self.vectors is None:
             return None
-        return LevelIndex(self.vectors.dim, self.level.text(self.db), self.options.index,
-                          self.vectors)
+        return LevelIndex(self.vectors.dim, self.terms, self.options.index, self.vectors)
+
+    def _terms_key(self) -> str:
+        """What the lexical rows are: the store's version and how many there are."""
+        count = self.db.conn.execute(f"SELECT COUNT(*) FROM {self.table}_fts_docsize"
+                                     ).fetchone()[0]
+        return f"{self.db.get_meta('version', '0')}:{count}"
+
+    def _load_terms(self, checkpoint: Path) -> None:
+        loaded = TermIndex.load(checkpoint, self._terms_key()) if checkpoint.is_file() \
+            else None
+        self.terms = loaded if loaded is not None else TermIndex.from_rows(
+            self.db.conn.execute(f"SELECT rowid, terms FROM {self.table}_fts"))
+
+    def save(self, directory: Path) -> None:
+        if self.vectors is not None:
+            self.vectors.save(str(directory / self.level.checkpoint_file))
+        self.terms.save(directory / f"{self.table}.terms.npz", self._terms_key())
 
     def load(self, checkpoint: Path) -> None:
+        self._load_terms(checkpoint.with_name(f"{self.table}.terms.npz"))
         ids, starts, ends = self.db.times(self.table)
         self.rows = {}
         videos = ids >> ID_BITS
@@ -133,13 +154,17 @@ class _Level:
         old = self.rows.get(no)
         new = (ids, np.array([r.start for r in rows]), np.array([r.end for r in rows]))
         self.rows[no] = new if old is None else tuple(np.concatenate(p) for p in zip(old, new))
+        self.terms.add((r.id, index_terms(r.summary)) for r in rows)  # as FTS5 stores them
         with_vec = [r for r in rows if r.embedding is not None]
         if with_vec:
             self._add_vectors(np.array([r.id for r in with_vec], np.int64),
                               np.vstack([r.embedding for r in with_vec]).astype(np.float32))
 
     def drop(self, no: int) -> None:
+        """Forget video ``no`` (its rows are already deleted from the store)."""
         self.rows.pop(no, None)
+        self.terms = TermIndex.from_rows(
+            self.db.conn.execute(f"SELECT rowid, terms FROM {self.table}_fts"))
         if self.vectors is not None:
             self.vectors.remove_range(*video_block(no))
 
@@ -510,9 +535,8 @@ class VideoLibrary:
     def checkpoint(self) -> None:
         """Save the vector indexes (atomically); SQLite holds everything they hold."""
         with self._lock:
-            for name, lvl in self._levels.items():
-                if lvl.vectors is not None:
-                    lvl.vectors.save(str(self.directory / LEVELS[name].checkpoint_file))
+            for lvl in self._levels.values():
+                lvl.save(self.directory)
 
     def stats(self) -> dict[str, Any]:
         with self._lock:

@@ -153,9 +153,11 @@ class TextIndex:
         if ranges is None or len(ranges) == 1:
             lo, hi = ranges[0] if ranges else (-(2**62), 2**62)
             where, args = "rowid >= ? AND rowid < ?", (lo, hi)
-        else:  # many ranges: one JSON argument, tested per matching row
-            where = ("EXISTS (SELECT 1 FROM json_each(?) r WHERE rowid >= r.value->>0 "
-                     "AND rowid < r.value->>1)")
+        else:  # many ranges: one JSON argument, tested per matching row (the table's
+            # rowid named in full: a bare rowid in the subquery is json_each's own)
+            t = self.table
+            where = (f"EXISTS (SELECT 1 FROM json_each(?) r WHERE {t}.rowid >= r.value->>0 "
+                     f"AND {t}.rowid < r.value->>1)")
             args = (json.dumps([[int(a), int(b)] for a, b in ranges]),)
         rows = self.conn.execute(
             f"SELECT rowid, bm25({self.table}) AS r FROM {self.table} WHERE {self.table} "
