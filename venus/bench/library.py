@@ -6,8 +6,10 @@ measures: the vector index it chose and its build time (train + add + recall che
 the stored vectors), recall@10 of its search against exact search (FAISS flat over the
 float32 vectors) for questions drawn from another seed - over the whole library, within
 one video, and with every video cut at a causal cutoff -, the latency of the index
-search alone, and of a whole `VideoLibrary.search` (question embedding + vectors + FTS5
-+ rows), RAM of the index and of the opened library per hour, and disk per hour.
+search alone, and of a whole `VideoLibrary.search` (question embedding + vectors + BM25
++ rows), RAM of the index and of the opened library per hour, and disk per hour. With
+``--ingest N`` it ingests N generated lectures for real with 1 and 2 workers instead and
+prints the speed-up (`venus.bench.library_ingest`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from venus.bench import library_ingest
 from venus.bench.memory import _rss_mb
 from venus.bench.report import BenchReport, percentile
 
@@ -36,6 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--work", default=".cache/bench-library",
                    help="where the library is written (default .cache/bench-library)")
     p.add_argument("--keep", action="store_true", help="keep the library afterwards")
+    library_ingest.add_arguments(p)
 
 
 def _timed(fn, items, rounds: int = 1) -> tuple[float, float, list]:
@@ -85,6 +89,8 @@ def _scopes(lib, rng) -> dict[str, list | None]:
 
 
 def run(args: argparse.Namespace) -> BenchReport:
+    if args.ingest:
+        return library_ingest.run(args)
     import torch
     from tqdm.auto import tqdm
 
@@ -119,6 +125,7 @@ def run(args: argparse.Namespace) -> BenchReport:
     index = lib._levels["segment"].vectors
     vectors = len(index) + len(lib._levels["chapter"].vectors)
     index_mb = (index.nbytes + lib._levels["chapter"].vectors.nbytes) / 2**20
+    terms_mb = sum(lvl.terms.nbytes for lvl in lib._levels.values()) / 2**20
 
     ids = lib.db.times("segments")[0]
     t0 = time.perf_counter()
@@ -159,13 +166,14 @@ def run(args: argparse.Namespace) -> BenchReport:
         "hours": hours, "vectors": vectors, "videos": n_videos,
         "query_ms_p50": q50, "query_ms_p95": q95,
         "query_timing": "VideoLibrary.search(k=5) over the whole library: question embedding "
-                        "(MiniLM, 1 thread), IVF-PQ + FTS5 + fusion + rows; median of 3 rounds "
-                        f"over {len(asks)} questions",
+                        "(MiniLM, 1 thread), IVF-PQ + BM25 (TermIndex) + fusion + rows; "
+                        f"median of 3 rounds over {len(asks)} questions",
         "query_ms_p95_one_video": v95,
         "recall_at_10": main["recall_at_10"], "index_ms_p50": main["index_ms_p50"],
         "index_ms_p95": main["index_ms_p95"], "scopes": figures_scope,
         "index": stats["index"]["segment"]["kind"], "index_detail": stats["index"],
         "ram_mb_per_hour": index_mb / hours, "rss_open_mb_per_hour": rss_open / hours,
+        "lexical_ram_mb_per_hour": terms_mb / hours,
         "disk_mb_per_hour": disk_mb / hours, "build_s": build_s, "write_s": write_s,
         "open_s": open_s,
         "vector_model": {"real_cosines": model.real_stats,
@@ -175,7 +183,8 @@ def run(args: argparse.Namespace) -> BenchReport:
     summary = (f"library: {hours:g} h, {vectors} vectors ({figures['index']}), "
                f"recall@10 {main['recall_at_10']:.3f} vs exact, search p95 {q95:.1f} ms "
                f"(index alone {main['index_ms_p95']:.2f} ms), index RAM "
-               f"{figures['ram_mb_per_hour']:.3f} MB/h (library open "
+               f"{figures['ram_mb_per_hour']:.3f} MB/h, BM25 {terms_mb / hours:.3f} MB/h "
+               f"(library open "
                f"{figures['rss_open_mb_per_hour']:.2f} MB/h), disk "
                f"{figures['disk_mb_per_hour']:.2f} MB/h, build {build_s:.1f} s")
     return BenchReport("library", ["scope", "what", "p50 ms", "p95 ms", "recall@10"], rows,
