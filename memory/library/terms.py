@@ -13,6 +13,7 @@ before scoring. The library keeps FTS5 as the store the index is rebuilt from.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ __all__ = ["TermIndex"]
 
 K1, B = 1.2, 0.75
 _FORMAT = 1
+_COMPACT = 200_000  # pending postings turned into arrays at once past this many
 
 
 class TermIndex:
@@ -37,9 +39,10 @@ class TermIndex:
         self._lengths: list[np.ndarray] = []
         self._n = 0
         self._tokens = 0
-        # term -> (positions, counts) as arrays, plus rows added since (lists)
+        # term -> (positions int32, counts uint16), plus rows added since (lists)
         self._post: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._pending: dict[str, tuple[list[int], list[int]]] = {}
+        self._waiting = 0  # postings in _pending (Python lists: compacted past _COMPACT)
         self._flat: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
@@ -61,6 +64,7 @@ class TermIndex:
             counts: dict[str, int] = {}
             for w in words:
                 counts[w] = counts.get(w, 0) + 1
+            self._waiting += len(counts)
             for w, c in counts.items():
                 p = self._pending.get(w)
                 if p is None:
@@ -75,18 +79,23 @@ class TermIndex:
             self._n += len(ids)
             self._tokens += int(sum(lengths))
             self._flat = None
+        if self._waiting > _COMPACT:
+            for term in list(self._pending):
+                self._postings(term)
+            self._waiting = 0
 
     @classmethod
     def from_rows(cls, rows: Iterable[tuple[int, str]]) -> TermIndex:
-        index = cls()
-        index.add(rows)
+        index, it = cls(), iter(rows)
+        while batch := list(itertools.islice(it, 20_000)):
+            index.add(batch)
         return index
 
     def _postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         pending = self._pending.pop(term, None)
         have = self._post.get(term)
         if pending is not None:
-            pos, cnt = np.asarray(pending[0], np.int32), np.asarray(pending[1], np.float64)
+            pos, cnt = np.asarray(pending[0], np.int32), np.asarray(pending[1], np.uint16)
             have = (pos, cnt) if have is None else (np.concatenate([have[0], pos]),
                                                    np.concatenate([have[1], cnt]))
             self._post[term] = have
@@ -117,7 +126,7 @@ class TermIndex:
             post = self._postings(term)
             if post is None:
                 continue
-            pos, tf = post
+            pos, tf = post[0], post[1].astype(np.float64)
             hits = len(pos)
             idf = math.log((self._n - hits + 0.5) / (hits + 0.5))
             idf = idf if idf > 0 else 1e-6
@@ -157,8 +166,8 @@ class TermIndex:
                      offsets=offsets,
                      positions=np.concatenate([p[0] for p in parts]) if parts else
                      np.zeros(0, np.int32),
-                     counts=(np.concatenate([p[1] for p in parts]) if parts else
-                             np.zeros(0)).astype(np.uint16))
+                     counts=np.concatenate([p[1] for p in parts]) if parts else
+                     np.zeros(0, np.uint16))
         tmp.replace(path)
 
     @classmethod
@@ -175,7 +184,6 @@ class TermIndex:
         index = cls()
         index._ids, index._lengths = [ids], [lengths]
         index._n, index._tokens = len(ids), int(lengths.sum())
-        counts = counts.astype(np.float64)
         index._post = {str(t): (positions[a:b], counts[a:b])
                        for t, a, b in zip(terms.tolist(), offsets[:-1], offsets[1:])}
         return index
