@@ -4,8 +4,11 @@ A small memory beside `memory.VideoMemory` (same query surface: ``version``, ``s
 ``moments``, ``answer``), for conversations without a video: scripted scenarios,
 duplex evaluation sets, a lecture's own notes. Each note is ``{"start", "end", "text"}``
 (media seconds; optional ``"transcript"`` and ``"ocr_text"``), and notes are searched by
-the cosine similarity of their text embeddings (any `memory.models.TextEmbedder`;
-MiniLM by default, loaded on first use).
+the cosine similarity of text embeddings (any `memory.models.TextEmbedder`; MiniLM by
+default, loaded on first use): a note scores as the best of its whole text and each of
+its clauses (split at ``. ; : , ! ?``, three words or more), so a question about one
+clause of a long note ("how do plants make seeds?" against "Bees carry pollen ..., which
+lets plants make seeds; ...") finds that note although its whole text is about more.
 
 Notes are knowledge given up front, not video seen so far: `NotesMemory.answer` quotes
 the best note whatever the time it is asked at, and says it has not seen anything about
@@ -16,6 +19,7 @@ like the video memory, for capabilities that ask for it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +34,8 @@ from memory.models.base import TextEmbedder
 __all__ = ["Note", "NotesMemory"]
 
 NOT_SEEN = "I have not seen anything about that yet."
+_CLAUSE_BREAK = re.compile(r"[.;:,!?]+\s+")
+MIN_CLAUSE_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,8 @@ class NotesMemory:
         self._embedder = embedder
         self.min_score = min_score
         self._notes: list[Note] = []
-        self._vectors: np.ndarray | None = None  # one row per note, computed on first search
+        self._vectors: np.ndarray | None = None  # whole notes, then clauses (first search)
+        self._owner: np.ndarray | None = None  # the note each row of _vectors belongs to
         for i, note in enumerate(notes):
             self.add(note if isinstance(note, Note) else _parse(note, f"note {i}"))
 
@@ -122,12 +129,23 @@ class NotesMemory:
 
     # -- internals -------------------------------------------------------------------
     def _scores(self, query: str) -> np.ndarray:
+        """Per note: the best cosine of its whole text and its clauses."""
         embedder = self._embedder_or_default()
         if self._vectors is None:
-            self._vectors = np.asarray(embedder.embed([n.searchable for n in self._notes]),
-                                       np.float32)
+            texts = [n.searchable for n in self._notes]
+            owner = list(range(len(self._notes)))
+            for i, note in enumerate(self._notes):
+                parts = clauses(note.searchable)
+                if len(parts) > 1:
+                    texts += parts
+                    owner += [i] * len(parts)
+            self._vectors = np.asarray(embedder.embed(texts), np.float32)
+            self._owner = np.asarray(owner)
         q = np.asarray(embedder.embed([query]), np.float32)[0]
-        return self._vectors @ q
+        rows = self._vectors @ q
+        scores = np.full(len(self._notes), -np.inf, np.float32)
+        np.maximum.at(scores, self._owner, rows)
+        return scores
 
     def _embedder_or_default(self) -> TextEmbedder:
         if self._embedder is None:
@@ -140,6 +158,13 @@ class NotesMemory:
         n = self._notes[i]
         return Moment(n.start, n.end, score, n.text, n.transcript, n.ocr_text, level="note",
                       id=i)
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of ``text`` worth a vector of their own: split at sentence and clause
+    punctuation, each of `MIN_CLAUSE_WORDS` words or more."""
+    return [c.strip(" .;:,!?") for c in _CLAUSE_BREAK.split(text)
+            if len(c.split()) >= MIN_CLAUSE_WORDS]
 
 
 def _parse(raw: Any, where: str) -> Note:

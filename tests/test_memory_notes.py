@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -37,9 +38,17 @@ def test_search_ranks_by_meaning_not_shared_words(notes):
 
 
 def test_search_matches_a_brute_force_cosine(notes, embedder):
+    # a note scores as the best of its whole text and, when it has more than one, its
+    # clauses (3 words or more)
     question = "Which insects move pollen?"
-    vectors = embedder.embed([n["text"] for n in NOTES])
-    expected = vectors @ embedder.embed([question])[0]
+    q = embedder.embed([question])[0]
+    expected = []
+    for note in NOTES:
+        parts = [c.strip(" .;:,!?") for c in re.split(r"[.;:,!?]+\s+", note["text"])
+                 if len(c.split()) >= 3]
+        texts = [note["text"], *(parts if len(parts) > 1 else [])]
+        expected.append(max(embedder.embed(texts) @ q))
+    expected = np.array(expected)
     hits = notes.search(question, k=3)
     assert [h.score for h in hits] == pytest.approx(sorted(expected.tolist(), reverse=True), abs=1e-5)
     assert hits[0].start == NOTES[int(np.argmax(expected))]["start"]
@@ -90,3 +99,23 @@ def test_a_missing_or_broken_file_names_the_problem(tmp_path):
     (tmp_path / "bad.json").write_text("[{")
     with pytest.raises(NotesError, match="is not JSON"):
         NotesMemory.from_json(tmp_path / "bad.json")
+
+
+LONG_NOTES = [
+    {"start": 0, "end": 30, "text": "Leaves make sugar from sunlight in a process called photosynthesis: "
+     "their chlorophyll catches the light, and the leaf joins carbon dioxide and water into sugar, giving off oxygen."},
+    {"start": 30, "end": 60, "text": "Roots take up water and minerals from the soil through millions of tiny "
+     "root hairs and anchor the plant; that water comes up through the stem to the leaves."},
+    {"start": 60, "end": 90, "text": "Bees carry pollen from flower to flower while they collect nectar, which "
+     "lets plants make seeds; each seed holds a tiny new plant and a store of food."},
+]
+
+
+@pytest.mark.parametrize("question", ["How do plants make seeds?", "Where do seeds come from?"])
+def test_a_question_about_one_clause_of_a_long_note_finds_that_note(embedder, question):
+    # The bees note says how plants make seeds in one clause; its whole text is mostly
+    # about bees, so one vector per note ranked the roots note first. Clauses are
+    # searched too: a note scores as its best clause or its whole text.
+    memory = NotesMemory(LONG_NOTES, embedder=embedder)
+    assert memory.search(question, k=1)[0].start == 60
+    assert memory.answer(question).text.startswith("At 1:00, Bees carry pollen")
