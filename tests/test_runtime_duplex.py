@@ -145,6 +145,34 @@ def test_a_bare_wait_over_the_answer_pauses_it_at_once(models):
         duplex.close()
 
 
+def test_an_overlap_that_goes_on_after_a_breath_is_open_again_and_probed_on(models):
+    """"Oh." ends before the first probe time, then the same speaker goes on after a
+    breath ("wait, what about the bees?": a second VAD region inside the same overlap).
+    The overlap is open again while they speak (not judged as ended on the first
+    region), and the probe keeps reading at its later times, so the floor-taking words
+    of the second region still pause the output inside the chunk."""
+    duplex, output = _duplex(models)
+    mic = np.zeros(4 * SAMPLE_RATE, np.float32)
+    for text, at in (("Oh.", 1.2), ("Wait, what about the bees?", 1.75)):
+        said = models.tts.synthesize(text, "en-us", 175, 50).audio
+        a = round(at * SAMPLE_RATE)
+        mic[a:a + len(said)] += said[:len(mic) - a]
+    try:
+        output.queue(Utterance("u1", ANSWER), 0.0)
+        frames = []
+        for i in range(3):
+            audio = mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]
+            frames.append(duplex.hear(VideoChunk(i, float(i), float(i + 1), (), audio)))
+        ep = frames[-1].overlap
+        assert ep is not None and 1.1 <= ep.onset <= 1.4
+        assert ep.ended_at is None  # speaking again: the overlap is not over
+        assert len(duplex.gate.probes) == len(duplex.options.gate.probe_at_s)
+        assert ep.stopped and "wait" in ep.words.lower(), ep
+        assert np.abs(output.rendered(ep.onset + 1.3, 3.0)).max() < 1e-3  # paused by then
+    finally:
+        duplex.close()
+
+
 def test_the_decisions_topic_reaches_perception_with_no_overlap_open(models):
     duplex, _ = _duplex(models)
     try:

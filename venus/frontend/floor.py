@@ -88,11 +88,14 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
     return None
 
 
+# What may come before an opener: murmurs and interjections ("Oh, wait", "Mm. Hold on":
+# the words of an overlap are read from its onset, so a first short region leads).
+_LEAD = r"^\W*(?:(?:oh|ah|um+|uh+|er|m+|hm+|okay|ok|so|well|yeah|no|and|but)\b\W*)*"
 # "Wait, ...", "Hold on, ...": the speaker claims the floor (alone too: a bare "Wait." is
 # the first region of "Wait. What do the roots do?" when the user pauses after it), and
 # "what about X" asks even when ASR drops the question mark.
 _FLOOR_OPENER = re.compile(
-    r"^\W*(wait|hold on|hang on|stop|sorry|excuse me|actually|one (second|sec)|just a (second|sec))\b"
+    _LEAD + r"(wait|hold on|hang on|stop|sorry|excuse me|actually|one (second|sec)|just a (second|sec))\b"
     r"|\b(what|how) about\b")
 
 
@@ -148,7 +151,7 @@ def is_for_assistant(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> bo
 # "what about ..." wherever the probe read it. Names of other people are not used here:
 # the probe mishears most of them, and a wrong stop is a silence the listener hears.
 _EARLY_OPENER = re.compile(
-    r"^\W*(wait|hold|hang on|stop|sorry|excuse me|actually|pardon|one (second|sec)|"
+    _LEAD + r"(wait|hold|hang on|stop|sorry|excuse me|actually|pardon|one (second|sec)|"
     r"just a (second|sec))\b|\b(what|how) about\b")
 
 

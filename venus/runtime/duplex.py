@@ -102,11 +102,15 @@ class OverlapGate:
         self.read = 0  # how many of them have been acted on
 
     def onset(self, at: float, quiet: bool) -> Overlap:
-        """User speech began at ``at`` while the assistant was speaking."""
+        """User speech began at ``at`` while the assistant was speaking. Inside an open
+        episode whose speech had ended (a breath after "Oh." or "Hang on"), the same
+        overlap goes on: it is open again and the probe keeps reading at its times."""
         if self.episode is None:
             self.episode = Overlap(at, quiet)
             self.probes, self.read = [], 0
             self.output.duck(at + self.policy.duck_after_s)
+        elif self.episode.ended_at is not None:
+            self.episode = replace(self.episode, ended_at=None)
         return self.episode
 
     def offset(self, at: float) -> None:
@@ -227,7 +231,9 @@ class DuplexIO:
         for b in frame.boundaries:
             if b.kind == "offset":
                 self.gate.offset(b.time)
-            elif self.gate.episode is None and self._audible(reference, start, b.time):
+            elif self.gate.episode is not None:
+                self.gate.onset(b.time, self.gate.episode.quiet)  # the overlap goes on
+            elif self._audible(reference, start, b.time):
                 self.gate.onset(b.time, self._quiet(audio, start, b.time))
 
     def _probe(self, now: float) -> None:
