@@ -120,6 +120,10 @@ def test_gate_pauses_where_the_early_words_take_the_floor():
     ("wait", True), ("Hold on. Hold", True), ("Sorry, sorry,", True), ("Stop! Stop.", True),
     ("actually", True), ("Venus", True), ("and what about the", True),
     ("Everyone", False), ("Hey, John.", False), ("Okay", False), ("MMM", False), ("", False),
+    # the probe reads from the overlap's onset: an opener after a murmur or a first short
+    # region ("Oh. Wait, ...") takes the floor too; one inside a remark does not
+    ("Oh wait... wait", True), ("Mm. Hold on, what", True), ("Okay, sorry,", True),
+    ("Oh, okay.", False), ("I waited for the bus", False), ("Sarah, stop that", False),
 ])
 def test_early_words_that_stop_the_output(words, stop):
     from venus.frontend.floor import early_stop
@@ -183,3 +187,45 @@ def test_the_frontend_is_a_frontend_in_either_mode():
     assert EmbeddedFrontend().name == "embedded"
     with pytest.raises(ConfigError, match="unknown frontend mode"):
         EmbeddedOptions(mode="video")
+
+
+
+def test_a_loud_overlap_is_not_made_background_by_one_soft_chunk():
+    """The gate measured the onset at the user's level ("Hang on, what about the bees?");
+    a later chunk holds only the soft tail of "bees?" and reads quieter. That one chunk
+    does not make the overlap background: the frontend waits for the final words as for
+    any loud overlap, and those take the floor."""
+    import numpy as np
+
+    from memory.media import VideoChunk
+    from memory.models.base import Word
+    from venus.events import FloorAction, OverlapClassified
+    from venus.frontend.base import DuplexFrame, Overlap, SessionView
+    from venus.frontend.embedded import EmbeddedFrontend
+    from venus.perception import PerceptionFrame, Prosody
+    from venus.perception.types import SpeechBoundary
+
+    frontend = EmbeddedFrontend(None, mode="audio", config=CONFIG)
+    view = SessionView("s", 0.0, 0, True, (), (), (), (), ())
+    ep = Overlap(5.7, quiet=False)
+    loud, soft = Prosody(-20.0, 0.5, False), Prosody(-32.0, -11.0, True)
+
+    def step(i, overlap, **frame):
+        chunk = VideoChunk(i, float(i), float(i + 1), (), np.zeros(16000, np.float32))
+        p = PerceptionFrame(i, float(i), float(i + 1), 0.9, **frame)
+        return frontend.decide(DuplexFrame(chunk, p, overlap, True), view)
+
+    first = step(5, ep, speaking=True, boundaries=(SpeechBoundary("onset", 5.7),), prosody=loud)
+    second = step(6, ep, speaking=True, prosody=loud)
+    ended = replace(ep, ended_at=7.23)
+    tail = step(7, ended, speaking=False, transcribing=True, prosody=soft,
+                boundaries=(SpeechBoundary("offset", 7.23),),
+                final_words=(Word("And", 5.75, 5.9), Word("on.", 5.9, 6.1)))
+    for d in (first, second, tail):
+        assert not [e for e in d.perceived if isinstance(e, OverlapClassified)], d
+        assert d.floor is None, d
+    finals = (Word("What", 6.25, 6.5), Word("about", 6.5, 6.7), Word("the", 6.7, 6.8),
+              Word("bees?", 6.8, 7.23))
+    decided = step(8, ended, speaking=False, final_words=finals, prosody=Prosody())
+    kinds = [e.kind for e in decided.perceived if isinstance(e, OverlapClassified)]
+    assert kinds == [OverlapKind.INTERRUPTION] and decided.floor is FloorAction.YIELD_FLOOR

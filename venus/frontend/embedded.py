@@ -123,6 +123,7 @@ class EmbeddedFrontend:
         self._unjudged = False  # an overlap the assistant's turn ended under, undecided
         self._episode_words: tuple[Word, ...] = ()
         self._episode_final: list[Word] = []
+        self._episode_quiet: list[bool] = []  # per chunk of the episode with speech
         self._was_speaking = False
         self._last_cut: str = ""
         self._faces_seen = False
@@ -146,6 +147,7 @@ class EmbeddedFrontend:
         if ep is not None and ep.onset != self._episode_onset:  # a new overlap episode
             self._episode_onset = ep.onset
             self._episode_words, self._episode_final = (), []
+            self._episode_quiet = []
         perceived = self._perceived(p, frame.chunk)
         self._background = False
         floor, speech, delegations = self._policy(frame, p, view, perceived, frame.end)
@@ -214,15 +216,20 @@ class EmbeddedFrontend:
         self._episode_words = tuple(self._episode_final) + frame.partial_words
         ongoing = frame.speaking or frame.transcribing
         ended = ep.ended_at is not None and not ongoing
+        if frame.prosody.rms_db is not None:
+            self._episode_quiet.append(frame.prosody.quieter)
+        # Quiet (rule 2) as the gate heard the onset, or in every chunk of the episode: one
+        # chunk holding only a soft tail ("...bees?") does not make a loud overlap quiet.
+        quiet = ep.quiet or (bool(self._episode_quiet) and all(self._episode_quiet))
         if ep.ended_at is not None and not frame.speaking and frame.transcribing \
-                and not (ep.quiet or frame.prosody.quieter):
+                and not quiet:
             # The overlap is over and its final words are due next chunk: wait for them
             # (the output keeps playing, ducked) rather than judge it by a partial of a
             # clipped end.
             return None
         duration = (ep.ended_at if ended else now) - ep.onset
         cues = self._episode_cues_for(frame, duration)
-        facts = OverlapFacts(cues, ep.quiet or frame.prosody.quieter, ended, duration,
+        facts = OverlapFacts(cues, quiet, ended, duration,
                              len(self._episode_words),
                              frame.face_toward_camera if self._faces_seen else None, ep.stopped)
         kind = classify_overlap(facts, self.options.floor)
