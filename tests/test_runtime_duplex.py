@@ -173,6 +173,41 @@ def test_an_overlap_that_goes_on_after_a_breath_is_open_again_and_probed_on(mode
         duplex.close()
 
 
+def test_an_onset_confirmed_in_the_next_chunk_is_judged_on_the_output_before_it(models):
+    """The user starts just before a chunk boundary and the VAD confirms the onset in the
+    next chunk, while the output is in a short pause between two clauses right after the
+    boundary. Whether the assistant was audible is read on the 0.25 s of output before
+    the onset (the previous chunk), so this is an overlap, not a turn heard in silence
+    (which would be answered only after the whole answer had played)."""
+    duplex, output = _duplex(models)
+    two = "Leaves make sugar from sunlight. Roots take up water and minerals from the soil."
+    probe = AudioSpeechOutput(synthesizer=models.tts)
+    probe.queue(Utterance("p", two), 0.0)
+    probe.advance(4.0)
+    wave = probe.rendered(0.0, 4.0)
+    frame_n = SAMPLE_RATE // 100
+    loud = np.abs(wave[:len(wave) // frame_n * frame_n]).reshape(-1, frame_n).max(axis=1) > 1e-3
+    # the pause between the two sentences (0.08 s or more, after 0.5 s of speech)
+    gap = next(i for i in range(50, len(loud) - 8) if loud[i - 1] and not loud[i:i + 8].any())
+    boundary = int(gap / 100) + 1
+    start = boundary - gap / 100 - 0.005  # the output pauses from just before a boundary
+    mic = np.zeros((boundary + 2) * SAMPLE_RATE, np.float32)
+    said = models.tts.synthesize("Wait, is that right?", "en-us", 175, 50).audio
+    a = round((boundary - 0.07) * SAMPLE_RATE)
+    mic[a:a + len(said)] += said[:len(mic) - a]
+    try:
+        output.queue(Utterance("u1", two), start)
+        frames = [duplex.hear(VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
+                  for i in range(boundary + 1)]
+        # confirmed in the chunk after the boundary, the onset itself before it
+        assert not frames[-2].perception.onsets and frames[-1].perception.onsets
+        onset = frames[-1].perception.onsets[0]
+        assert boundary - 0.1 <= onset < boundary
+        assert frames[-1].overlap is not None and frames[-1].overlap.onset == onset
+    finally:
+        duplex.close()
+
+
 def test_the_decisions_topic_reaches_perception_with_no_overlap_open(models):
     duplex, _ = _duplex(models)
     try:

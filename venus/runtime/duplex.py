@@ -266,10 +266,17 @@ class DuplexIO:
                            early_stop(text, self.perception.config))
 
     def _audible(self, reference: np.ndarray | None, start: float, at: float) -> bool:
+        """Whether the output was audible from 0.25 s before the onset ``at`` to 0.1 s
+        after it. An onset the VAD confirmed in the chunk after it began reaches back
+        before this chunk's reference: that part is read from what the output played (a
+        pause between two clauses just after the boundary is not silence before it)."""
         if reference is None:
             return False
         a = int((at - start) * SAMPLE_RATE)
-        window = reference[max(0, a - SAMPLE_RATE // 4): a + SAMPLE_RATE // 10]
+        if a - SAMPLE_RATE // 4 < 0:
+            window = self.control.preview(at - 0.25, at + 0.1)
+        else:
+            window = reference[a - SAMPLE_RATE // 4: a + SAMPLE_RATE // 10]
         out = self.control
         return out.busy and rms_db(window) > self.options.audible_db or \
             (out.paused and out.current is not None)
