@@ -55,11 +55,12 @@ class SpeechOptions:
 
     Whisper decodes the windows of one batch together (`WhisperTranscriber`), so a longer
     batch is cheaper per second: on the bench lectures (~25 s windows) 30 s batches took
-    128-166 CPU s of ASR per hour of video, 120 s batches 113-122. A question flushes the
-    batch, so it never waits for one; live capture picks a short batch (the app's camera)."""
+    128-166 CPU s of ASR per hour of video, 120 s batches 113-122 (not the default yet: a
+    crash then loses up to two minutes of uncommitted chunks, and the kill -9 resume test
+    needs commits inside its 2-minute lecture). A question flushes the batch."""
 
-    batch_seconds: float = 120.0
-    max_batch_seconds: float = 180.0
+    batch_seconds: float = 30.0
+    max_batch_seconds: float = 60.0
     merge_gap: float = 0.8
     max_region: float = 28.0
     pad: float = 0.2
