@@ -166,6 +166,11 @@ class ConversationStrip:
         if isinstance(e, ChunkReceived):
             if self._open is not None:
                 _fold(self.boxes, self._open)
+            if self.boxes and e.start >= self.boxes[-1]["last"] + 1.0:
+                # the schedule slept through quiet seconds (see demos.live): show them
+                _fold(self.boxes, {"t": self.boxes[-1]["last"], "last": e.start, "user": False,
+                                   "assistant": False, "talking": False, "overlap": "",
+                                   "eos": False})
             # ``talking``: the assistant was already speaking when the second began, so
             # user words in it overlap its speech (a reply started after them does not).
             self._open = {"t": e.start, "last": e.end, "user": False,

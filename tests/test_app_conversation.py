@@ -4,6 +4,7 @@ in real simulated-time sessions with venus.testing fakes (no browser, no models)
 from __future__ import annotations
 
 import asyncio
+import re
 
 import numpy as np
 import pytest
@@ -333,6 +334,25 @@ def test_timeline_strip_folds_quiet_seconds_so_an_idle_page_does_not_change():
         last.append(feed.html())
     assert last[-1] == last[-5] and last[-1].count("venus-run") >= 1
     assert timeline_html(entries) == feed.html()  # incremental = all at once
+
+
+def test_timeline_strip_shows_the_seconds_a_sleeping_schedule_skipped_as_quiet():
+    from venus.events import ChunkReceived, UserWordsTranscribed
+    from venus.timeline import Timeline
+
+    timeline = Timeline("tab", now=lambda: 0.0)
+    for second in (0, 1, 2, 3):  # a question, then calm seconds, then asleep until 0:18
+        timeline.record(ChunkReceived(second, second, second + 1, False, 0), time=second + 1)
+        if second == 1:
+            timeline.record(UserWordsTranscribed("What is the pH scale?", 1.0, 2.0),
+                            time=2.0)
+    timeline.record(ChunkReceived(18, 18.0, 19.0, False, 0), time=19.0)
+    timeline.record(UserWordsTranscribed("And acids?", 18.0, 19.0), time=19.0)
+    timeline.record(ChunkReceived(19, 19.0, 20.0, False, 0), time=20.0)
+    text = re.sub(r"<[^>]+>", " ", timeline_html(timeline.entries).split("venus-legend")[0])
+    assert re.findall(r"(quiet|you)\s+(\S+)", text) == [
+        ("quiet", "0:00–0:01"), ("you", "0:01"), ("quiet", "0:02–0:18"), ("you", "0:18"),
+        ("quiet", "0:19")]
 
 
 def test_moments_html_seeks_the_player_with_thumbnails_served_as_files(tmp_path):
