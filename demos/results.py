@@ -46,7 +46,11 @@ class ResultView:
 
 def answer_citations(answer: Any) -> tuple[Cited, ...]:
     """The lead evidence first (with the key frame of the moment holding it), then the
-    other cited moments; one entry per distinct start second."""
+    other cited moments; one entry per distinct start second. None for an abstention:
+    its citations are the moments that were searched and rejected, and chips beside "I
+    haven't seen anything about that" would read as the answer's sources."""
+    if getattr(answer, "found", True) is False:
+        return ()
     moments = list(getattr(answer, "citations", ()) or ())
     out: list[Cited] = []
     for unit in getattr(answer, "evidence", ()) or ():

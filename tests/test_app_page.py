@@ -170,3 +170,19 @@ def test_the_banner_says_what_the_tab_is_doing(tmp_path, clip):
     assert f"{len(app.keyframes())} key frame" in status.text
     app.close()
     pool.shutdown()
+
+
+def test_an_abstention_has_no_chips_and_an_answer_cites_its_lead_first():
+    from demos.results import answer_citations
+    from memory.answer import NOT_SEEN
+    from memory.evidence import SAID, Answer, Evidence, Moment
+
+    near = Moment(40.0, 52.0, 0.3, "Roots take up water", keyframe="k40.jpg")
+    lead = Evidence(SAID, "Bees carry pollen between flowers.", 61.0, 64.0)
+    best = Moment(60.0, 75.0, 0.9, "bees and flowers", keyframe="k60.jpg", evidence=(lead,))
+    assert answer_citations(Answer("Who won the world cup?", NOT_SEEN, (near,),
+                                   found=False)) == ()
+    cited = answer_citations(Answer("How do plants make seeds?", "At 1:01 ...", (best, near),
+                                    found=True, evidence=(lead,)))
+    assert [(c.start, c.keyframe) for c in cited] == [(61.0, "k60.jpg"), (60.0, "k60.jpg"),
+                                                      (40.0, "k40.jpg")]
