@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> BenchReport:
         variants[name] = _run_variant(mem, qs, name, calibrate_it=not args.held_out)
     default = _scorer_names("default", True)[0]
     results, figures, threshold, table = variants.get(default) or next(iter(variants.values()))
-    _show(results, args.show)
+    _show(results, args.show, threshold if not args.held_out else None)
     rows = _kind_rows(results, threshold if not args.held_out else None, KINDS, ANSWERABLE)
     ms_lecture = percentile([r.ms for r in results if r.question.ask_at is None], 50)
     answer_ms, hours_s = (float("nan"), 0.0)
@@ -234,7 +234,9 @@ def _thin(table, n: int = 12):
     return table[::step] + ([table[-1]] if (len(table) - 1) % step else [])
 
 
-def _show(results, n: int) -> None:
+def _show(results, n: int, threshold: float | None) -> None:
+    from memory.benchmarks.qa import _decide
+
     if n <= 0:
         return
     by_kind: dict[str, int] = {}
@@ -243,7 +245,9 @@ def _show(results, n: int) -> None:
         if seen >= n:
             continue
         by_kind[r.question.kind] = seen + 1
-        mark = "ok " if (r.found and r.contains) or (not r.question.answerable and not r.found) \
+        found = _decide(r, threshold)  # as the figures count it
+        mark = "ok " if (found and r.contains) or (not r.question.answerable and not found) \
             else "BAD"
+        text = r.text if found else f"(abstains) {r.text}"
         print(f"[{mark}] {r.question.kind:<10} {r.score:5.2f} Q: {r.question.question}\n"
-              f"      A: {r.text}")
+              f"      A: {text}")
