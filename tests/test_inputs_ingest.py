@@ -114,7 +114,8 @@ def test_corrupt_audio_overshoot_no_longer_silences_whisper(tmp_path):
     np.testing.assert_array_equal(np.concatenate([c.audio for c in chunks])[: len(clipped)],
                                   clipped)  # the chunks carry the clipped audio
     asr = WhisperTranscriber()
-    assert asr.transcribe(raw).text.strip() == ""  # the overshoot drowns the whole window
+    drowned = asr.transcribe(raw).text.lower()  # the overshoot drowns the speech: Whisper
+    assert "acid" not in drowned and "bleach" not in drowned, drowned  # hears none of it
     heard = asr.transcribe(clipped).text.lower()
     assert "acid" in heard and "bleach" in heard, heard
 
