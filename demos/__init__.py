@@ -18,7 +18,8 @@ from demos.frontends import FrontendSpec, parse_frontend
 from demos.ingest import IngestJob, IngestPool
 from demos.live import LiveSource
 from demos.page import PageFeed
-from demos.state import AppOptions, AppSession, SessionRegistry
+from demos.registry import SessionRegistry
+from demos.state import AppOptions, AppSession
 from demos.uploads import check_upload
 
 __all__ = [

@@ -25,7 +25,8 @@ import numpy as np
 from demos.errors import SessionLimitError
 from demos.labels import Status
 from demos.page import SKIP, PageFeed
-from demos.state import AppSession, SessionRegistry
+from demos.registry import SessionRegistry
+from demos.state import AppSession
 from demos.views import banner_html, moments_html
 from demos.voice import synthesize
 from memory.errors import MemoryToolkitError

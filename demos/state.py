@@ -4,8 +4,8 @@ The top of ``demos`` below the UI. One `AppSession` per browser tab owns a tempo
 directory, its `memory.VideoMemory`, a running `venus.runtime.Session` (the dual loop on
 its own `Timeline`, with its own private harness channel) fed by a `LiveSource`, and the
 `TypedTurns` frontend wrapper through which typed messages and the work panel's cancel /
-retry buttons reach the loop. `SessionRegistry` maps browser session ids to them, owns
-the `IngestPool` every tab's uploads wait in, and cleans up when a tab closes. The UI
+retry buttons reach the loop (`demos.registry.SessionRegistry` maps browser session ids
+to them and owns the `IngestPool` every tab's uploads wait in). The UI
 reads snapshots (timeline entries, `status`) and calls these methods; nothing here
 imports Gradio.
 
@@ -32,7 +32,6 @@ from pathlib import Path
 
 from demos.changes import Changes, TimelineWakes
 from demos.conversation import TypedTurns
-from demos.errors import SessionLimitError
 from demos.frontends import FrontendFactory, FrontendSpec
 from demos.ingest import IngestJob, IngestPool, seconds_of
 from demos.labels import Status, clock, span
@@ -55,7 +54,7 @@ from venus.runtime import DuplexOptions, SessionOptions
 from venus.speech import TimedTextOutput
 from venus.timeline import Timeline, TimelineEntry
 
-__all__ = ["AppOptions", "AppSession", "SessionRegistry"]
+__all__ = ["AppOptions", "AppSession"]
 
 logger = logging.getLogger(__name__)
 
@@ -531,73 +530,6 @@ def _hears(frontend: Frontend) -> bool:
 def _speech(frontend: Frontend, options: AppOptions) -> TimedTextOutput | None:
     """None (the assistant's TTS output) for a listening frontend, else text playout."""
     return None if _hears(frontend) else TimedTextOutput(options.words_per_second)
-
-
-class SessionRegistry:
-    """Browser session id -> `AppSession`; nothing is shared between two ids except the
-    embedded models (loaded once) and the ingest pool (bounded, first come first served)."""
-
-    def __init__(self, options: AppOptions | None = None,
-                 frontend_factory: FrontendFactory | None = None,
-                 clock: Callable[[], Clock] = WallClock) -> None:
-        self.options = options or AppOptions()
-        self._own_root = self.options.root is None
-        if self._own_root:  # one private folder, the only one the server may serve files from
-            self.options.root = Path(tempfile.mkdtemp(prefix="venus-app-"))
-        self.frontend_factory = frontend_factory or self.options.frontend.factory()
-        self.models = MemoryModels()  # loaded once, shared by every session
-        self.clock = clock
-        self.pool = IngestPool(self.options.ingest_workers)
-        self.now = WallClock().now
-        self._sessions: dict[str, AppSession] = {}
-        self._lock = threading.Lock()
-
-    def get(self, session_id: str) -> AppSession:
-        with self._lock:
-            app = self._sessions.get(session_id)
-            if app is None or app.closed:
-                if len(self._sessions) >= self.options.max_sessions:
-                    raise SessionLimitError(
-                        f"this app already serves {self.options.max_sessions} open tabs; "
-                        f"close one or try again later")
-                app = AppSession(session_id, self.options, frontend_factory=self.frontend_factory,
-                                 models=self.models, clock=self.clock, pool=self.pool,
-                                 now=self.now)
-                self._sessions[session_id] = app
-            return app
-
-    def warm_up(self) -> threading.Thread:
-        """Load the embedded models in the background, so the first upload does not wait
-        for them (each is loaded once and shared)."""
-        def load() -> None:
-            for name in ("embedder", "vad", "asr", "ocr"):
-                try:
-                    getattr(self.models, name)
-                except MemoryToolkitError as exc:  # shown again when an upload needs it
-                    logger.warning("could not load the %s model: %s", name, exc)
-        thread = threading.Thread(target=load, daemon=True, name="venus-warm-up")
-        thread.start()
-        return thread
-
-    def find(self, session_id: str) -> AppSession | None:
-        with self._lock:
-            return self._sessions.get(session_id)
-
-    def close(self, session_id: str) -> None:
-        with self._lock:
-            app = self._sessions.pop(session_id, None)
-        if app is not None:
-            app.close()
-
-    def close_all(self) -> None:
-        for session_id in list(self._sessions):
-            self.close(session_id)
-        self.pool.shutdown()
-        if self._own_root:
-            shutil.rmtree(self.options.root, ignore_errors=True)
-
-    def __len__(self) -> int:
-        return len(self._sessions)
 
 
 def _safe(text: str) -> str:

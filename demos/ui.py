@@ -18,7 +18,7 @@ import gradio as gr
 
 from demos.handlers import Handlers
 from demos.labels import Status
-from demos.state import SessionRegistry
+from demos.registry import SessionRegistry
 from demos.uploads import VIDEO_EXTENSIONS
 from demos.views import SEEK_JS, banner_html
 

@@ -61,7 +61,8 @@ def lectures(tmp_path_factory) -> dict:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, lectures) -> Iterator[dict]:
     pytest.importorskip("gradio")
-    from demos.state import AppOptions, SessionRegistry
+    from demos.registry import SessionRegistry
+    from demos.state import AppOptions
     from demos.ui import launch
 
     root = tmp_path_factory.mktemp("app")

@@ -10,7 +10,8 @@ import pytest
 
 from demos.handlers import Handlers
 from demos.page import OUTPUTS, PageFeed
-from demos.state import AppOptions, AppSession, SessionRegistry
+from demos.registry import SessionRegistry
+from demos.state import AppOptions, AppSession
 from memory import MemoryModels
 from venus import SimulatedClock, WorkState
 from venus.events import SpeechQueued, UserWordsTranscribed

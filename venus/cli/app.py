@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from demos.frontends import parse_frontend
-    from demos.state import AppOptions, SessionRegistry
+    from demos.registry import SessionRegistry
+    from demos.state import AppOptions
 
     spec = parse_frontend(args.frontend, args.model)  # a bad flag fails before serving
     auth = parse_auth(args.auth, args.auth_file)
