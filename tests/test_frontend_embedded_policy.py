@@ -124,6 +124,9 @@ def test_gate_pauses_where_the_early_words_take_the_floor():
     # region ("Oh. Wait, ...") takes the floor too; one inside a remark does not
     ("Oh wait... wait", True), ("Mm. Hold on, what", True), ("Okay, sorry,", True),
     ("Oh, okay.", False), ("I waited for the bus", False), ("Sarah, stop that", False),
+    # the clip ends mid-word ("actually" cut to "actual"), or Whisper drops a soft h
+    ("actual", True), ("actual actual", True), ("old on old old", True), ("Old on.", True),
+    ("Old", False), ("the old one", False), ("actual size", False),
 ])
 def test_early_words_that_stop_the_output(words, stop):
     from venus.frontend.floor import early_stop

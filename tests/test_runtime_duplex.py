@@ -166,7 +166,8 @@ def test_an_overlap_that_goes_on_after_a_breath_is_open_again_and_probed_on(mode
         ep = frames[-1].overlap
         assert ep is not None and 1.1 <= ep.onset <= 1.4
         assert ep.ended_at is None  # speaking again: the overlap is not over
-        assert len(duplex.gate.probes) == len(duplex.options.gate.probe_at_s)
+        # read on into the second region (and no more once it paused the output)
+        assert duplex.gate.probes[-1].submitted > 1.75
         assert ep.stopped and "wait" in ep.words.lower(), ep
         assert np.abs(output.rendered(ep.onset + 1.3, 3.0)).max() < 1e-3  # paused by then
     finally:
@@ -264,3 +265,71 @@ def test_a_scripted_frontend_needs_no_perception():
     assert session.duplex.perception is None and frontend.closed
     with pytest.raises(ConfigError, match="unknown mode"):
         assistant(mode="video")
+
+
+class _OpenerAfter:
+    """A word probe (a `memory.models.Transcriber`) that tells "Wait" once its clip holds
+    ``after_s`` of speech past the onset (the clip begins ``asr_pad_s`` before it), and
+    hears nothing in a shorter one: an opener the real probe only recognises from that
+    much audio. It records the clip lengths it was asked to read."""
+
+    def __init__(self, after_s: float, pad_s: float) -> None:
+        self.after_s, self.pad_s = after_s, pad_s
+        self.reads: list[float] = []
+
+    def transcribe(self, audio, offset=0.0):
+        from memory.models.base import Transcript, TranscriptSegment, Word
+
+        length = len(audio) / SAMPLE_RATE
+        self.reads.append(round(length - self.pad_s, 3))
+        if length + 1e-6 < self.pad_s + self.after_s:
+            return Transcript()
+        end = offset + length
+        return Transcript((TranscriptSegment("Wait", offset, end, (Word("Wait", offset, end),)),))
+
+
+def _probed_duplex(models, probe, config=None):
+    output = AudioSpeechOutput(synthesizer=models.tts)
+    perception = UserPerception(config or PerceptionConfig(), detector=models.detector,
+                                transcriber=models.transcriber, faces=False, probe=probe)
+    return DuplexIO(output, perception, DuplexOptions(partials="overlap")), output
+
+
+def _interrupted_mic(models, at: float = 1.3, seconds: int = 4) -> np.ndarray:
+    mic = np.zeros(seconds * SAMPLE_RATE, np.float32)
+    said = models.tts.synthesize("Wait, what do the roots do?", "en-us", 175, 50).audio
+    a = round(at * SAMPLE_RATE)
+    mic[a:a + len(said)] += said[:len(mic) - a]
+    return mic
+
+
+def test_an_opener_the_probe_can_tell_early_pauses_the_output_early(models):
+    """The probe reads the first second of an overlap densely (every 0.15 s from 0.25 s),
+    so an opener that is recognisable from 0.25 s of speech pauses the output 0.4 s after
+    the onset (read + probe latency), not at the next read of a sparse schedule (0.4 s
+    read: paused at 0.55 s). Reads stop once the output is paused."""
+    pad = PerceptionConfig().asr_pad_s
+    probe = _OpenerAfter(0.25, pad)
+    duplex, output = _probed_duplex(models, probe)
+    mic = _interrupted_mic(models)
+    try:
+        output.queue(Utterance("u1", ANSWER), 0.0)
+        for i in range(3):
+            frame = duplex.hear(VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
+        ep = frame.overlap
+        assert ep is not None and ep.stopped, ep
+        latency = PerceptionConfig().probe_latency_s
+        assert np.abs(output.rendered(ep.onset - 0.5, ep.onset)).max() > 0.005  # speaking
+        assert np.abs(output.rendered(ep.onset + 0.25 + latency + 0.01, 3.0)).max() < 1e-3
+        assert probe.reads[0] == pytest.approx(0.25, abs=0.01)
+        assert len(probe.reads) <= 2  # nothing more read once it took the floor
+    finally:
+        duplex.close()
+
+
+def test_the_probe_reads_a_loud_overlap_at_most_six_times():
+    """The cost bound of the dense schedule: six reads in the first second (each is a
+    ~50-70 ms Whisper call on the probe's worker), never two within 0.15 s."""
+    times = DuplexOptions().gate.probe_at_s
+    assert len(times) <= 6 and times[0] <= 0.3 and times[-1] >= 1.0
+    assert all(b - a >= 0.15 - 1e-9 for a, b in zip(times, times[1:]))

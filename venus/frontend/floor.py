@@ -148,11 +148,14 @@ def is_for_assistant(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> bo
 
 
 # What the first half second of an interruption sounds like: a floor-taking opener, or a
-# "what about ..." wherever the probe read it. Names of other people are not used here:
+# "what about ..." wherever the probe read it; "old on" is Whisper's "hold on" with a soft
+# h dropped (read so at 0.25-0.45 s). Names of other people are not used here:
 # the probe mishears most of them, and a wrong stop is a silence the listener hears.
 _EARLY_OPENER = re.compile(
-    _LEAD + r"(wait|hold|hang on|stop|sorry|excuse me|actually|pardon|one (second|sec)|"
-    r"just a (second|sec))\b|\b(what|how) about\b")
+    _LEAD + r"(wait|hold|old on|hang on|stop|sorry|excuse me|actually|pardon|one (second|sec)|"
+    r"just a (second|sec))\b|\b(what|how) about\b"
+    # the clip ends mid-word: "actually" read as "actual" (alone, or repeated, at its end)
+    r"|" + _LEAD + r"(actual\W*)+$")
 
 
 def early_stop(text: str, config: PerceptionConfig | None = None) -> bool:

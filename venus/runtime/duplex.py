@@ -62,13 +62,21 @@ class GatePolicy:
     it has lasted each of ``probe_at_s`` (an overlap that ended sooner, a bare "Wait.",
     is read once the VAD has confirmed its end); when they take the floor
     (`venus.frontend.floor.early_stop`: "wait", "sorry", "hold on", the assistant's
-    name, ...) the output is paused there, as soon as the words are in. The frontend's
-    verdict at the chunk boundary then releases the output or stops it for good.
+    name, ...) the output is paused there, as soon as the words are in, and the probe
+    reads no more. The frontend's verdict at the chunk boundary then releases the output
+    or stops it for good.
+
+    The reads are dense in the first second, every 0.15 s from 0.25 s (a Silero onset
+    is confirmed 64 ms in, and a one-syllable opener takes ~0.2 s): whether the probe
+    can tell an opener from a clip varies from read to read ("Hold on" read at 0.35 s,
+    "Bulldog" at 0.4 s, "Hold on" again at 0.55 s), and a sparse schedule (0.4 / 0.7 /
+    1.0 s) waited up to 0.3 s for the next chance. Six reads at most, ~50-70 ms each on
+    the probe's own worker (`venus bench frontend` prints them).
     """
 
     duck_after_s: float = 0.12
     quiet_db: float = 8.0
-    probe_at_s: tuple[float, ...] = (0.4, 0.7, 1.0)
+    probe_at_s: tuple[float, ...] = (0.25, 0.4, 0.55, 0.7, 0.85, 1.0)
 
 
 @dataclass(frozen=True)
@@ -238,11 +246,15 @@ class DuplexIO:
 
     def _probe(self, now: float) -> None:
         """Read the open overlap's first words at each probe time it has reached by
-        ``now``, and act on those visible by then (see `GatePolicy`)."""
+        ``now``, in order, acting on each read visible by then; once one paused the
+        output, no more are read (see `GatePolicy`)."""
         gate, ep = self.gate, self.gate.episode
         if ep is None or ep.quiet:
             return
+        self._read_probes(now)
         for after in self.options.gate.probe_at_s[len(gate.probes):]:
+            if gate.episode.stopped:
+                break
             at = ep.onset + after
             # A short "Wait." may end before the first probe time: read it once the VAD
             # has confirmed its end (the audio after the end is silence anyway).
@@ -252,9 +264,14 @@ class DuplexIO:
             if at > now or (gate.probes and at <= gate.probes[-1].submitted + 1e-6):
                 break
             gate.probes.append(self.perception.probe(ep.onset, at))
+            self._read_probes(now)
             if last:
                 break
-        while gate.read < len(gate.probes):  # in order: each is acted on once
+
+    def _read_probes(self, now: float) -> None:
+        """Act on the probes visible at ``now``, in order: each once."""
+        gate = self.gate
+        while gate.read < len(gate.probes):
             job = gate.probes[gate.read]
             words = self.perception.probe_words(job, now)
             if words is None:
