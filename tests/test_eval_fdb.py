@@ -158,3 +158,37 @@ def test_paper_table_layout():
     assert rows[1][0].endswith("proxy (decision log)") and rows[1][1:] == ["1.00", "1.00", "-", "-"]
     assert rows[2] == ["Realtime-Venus (paper)", "0.75", "0.97", "0.88", "0.86"]
     assert [r[0] for r in rows[3:]] == ["GPT-4o (paper)", "Gemini Live (paper)"]
+
+
+def test_the_clean_run_hears_the_clean_input_as_written(tmp_path):
+    """The clean run that places the overlap hears exactly what ``clean_input.wav`` holds,
+    and so what ``input.wav`` holds before the overlap: the overlap run then hears the
+    same question. (Whisper tiny.en hears a 16-bit rounding of a borderline question
+    differently: "How do we make sure to?" from the float signal, "I will leave you make
+    sure to" from the WAV, so the clean run answered and the overlap run, on the same
+    words, did not: 16 s of silence counted against every continuation subset.)"""
+    from types import SimpleNamespace
+
+    from venus.eval import synth
+    from venus.eval.fdb import read_wav
+    from venus.factory import shared_models
+
+    heard = []
+
+    def stream_audio(audio, **_):
+        heard.append(np.array(audio))
+        out = np.zeros(len(audio), np.float32)
+        a = round((len(audio) / SAMPLE_RATE - 6.0) * SAMPLE_RATE)
+        out[a:a + 3 * SAMPLE_RATE] = 0.3 * np.sin(np.arange(3 * SAMPLE_RATE) / 5.0)  # "answers"
+        return SimpleNamespace(output_audio=out, words=[])
+
+    spec = draw_spec(TUNING_SEED, 1)
+    voices = synth._Voices(shared_models().tts, spec)
+    folders = synth._write_overlaps(tmp_path, spec, voices, ("user_backchannel",), TUNING_SEED,
+                                    8.0, None, stream_audio)
+    assert folders and len(heard) == 1
+    clean = read_wav(folders[0] / "clean_input.wav")
+    assert np.array_equal(heard[0], clean)
+    onset = read_meta(folders[0]).timestamps[0]
+    before = round(onset * SAMPLE_RATE)
+    assert np.array_equal(read_wav(folders[0] / "input.wav")[:before], clean[:before])

@@ -38,6 +38,7 @@ from memory.media import SAMPLE_RATE
 from venus.eval.fdb import (
     OVERLAP_SUBSETS,
     SampleMeta,
+    read_wav,
     transcript_doc,
     write_json,
     write_meta,
@@ -276,9 +277,22 @@ def _question(spec: SampleSpec, voices: _Voices, tail_s: float) -> tuple[np.ndar
     return _padded(clean, end + tail_s), end
 
 
+def _as_written(root: Path, audio: np.ndarray, name: str) -> np.ndarray:
+    """``audio`` as a 16-bit WAV of it reads back: what every run of the sample hears."""
+    path = write_wav(Path(root) / name, audio)
+    try:
+        return read_wav(path)
+    finally:
+        path.unlink(missing_ok=True)
+
+
 def _write_overlaps(root, spec, voices, subsets, seed, tail_s, models, stream_audio) -> list[Path]:
     clean, q_end = _question(spec, voices, tail_s)
-    run = stream_audio(clean, models=models, session_id=f"clean-{spec.index}")
+    # The clean run hears the clean input as written (16-bit), like the overlap runs: on
+    # a borderline question Whisper hears the float signal and its 16-bit rounding
+    # differently, and the overlap run must hear the question the clean run answered.
+    heard = _as_written(root, clean, f".clean-{spec.index:04d}.wav")
+    run = stream_audio(heard, models=models, session_id=f"clean-{spec.index}")
     regions = [r for r in speech_regions(run.output_audio) if r[0] >= q_end]
     if not regions:
         logger.warning("sample %d: the system never answered the clean input; skipped", spec.index)
