@@ -44,3 +44,21 @@ def test_an_off_topic_command_is_for_someone_else_but_a_question_is_not():
     on_topic = OverlapFacts(AddresseeCues(text="Explain the roots.", request=True, on_topic=True),
                             False, True, 1.5, 3)
     assert classify_overlap(on_topic) is OverlapKind.INTERRUPTION
+
+
+def test_words_the_gate_stopped_on_are_a_bid_even_when_the_final_words_lost_the_opener():
+    """The probe read "Hold on" and the gate paused the output; Whisper's final words are
+    "Fold on, watch out for the roots." (an off-topic command, rule 6, for someone else).
+    The opener the gate heard is the user's bid for the floor: an interruption, answered,
+    not a pause followed by the old answer. A remark that named someone else (rule 3)
+    stays for them."""
+    lost = AddresseeCues(text="Fold on, watch out for the roots.", request=True, on_topic=False)
+    for stopped, kind in ((False, OverlapKind.OTHER_DIRECTED), (True, OverlapKind.INTERRUPTION)):
+        facts = OverlapFacts(lost, False, True, 1.8, 6, stopped=stopped)
+        assert classify_overlap(facts) is kind, stopped
+    statement = AddresseeCues(text="Fold on the bulldog", on_topic=False)
+    assert classify_overlap(OverlapFacts(statement, False, True, 1.5, 4, stopped=True)) \
+        is OverlapKind.INTERRUPTION
+    named = AddresseeCues(text="Sorry, John, close the door.", request=True, other_name="John")
+    assert classify_overlap(OverlapFacts(named, False, True, 1.8, 5, stopped=True)) \
+        is OverlapKind.OTHER_DIRECTED

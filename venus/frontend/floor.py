@@ -51,7 +51,9 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
     c = f.cues
     if c.addressed_by_name:  # rule 1
         return OverlapKind.INTERRUPTION
-    bid = takes_floor(c.text)
+    # A bid for the floor: in the words, or the opener the gate's word probe stopped on
+    # (the final words may have lost it: "Hold on, ..." heard as "Fold on, watch out ...").
+    bid = takes_floor(c.text) or f.stopped
     if f.quiet:  # rule 2
         # A soft onset ("hang on, ...") can read as quiet: an on-topic bid for the floor
         # or question is still the user's.
@@ -69,7 +71,7 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
         # while we talk is for someone in the room (a question or a bid still interrupts)
         return OverlapKind.OTHER_DIRECTED
     if c.question or c.request or bid:  # rules 7, 8
-        if not (f.ended or bid or f.stopped) and c.on_topic is not True \
+        if not (f.ended or bid) and c.on_topic is not True \
                 and f.duration < policy.max_undecided_s:
             # Partial words of speech still going on that the gate let play: a question
             # not on the topic ("Hey, nay, did you drop?", Whisper's first take of "Hey
