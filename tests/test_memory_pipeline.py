@@ -70,7 +70,8 @@ def test_batches_wait_for_open_speech_and_never_lose_a_chunk():
     asr = _RecordingASR()
     # speech from 3 s to 9 s and from 27.5 s to 33 s (open when the 30 s batch is cut)
     batcher = SpeechBatcher(_FixedVAD([(3.0, 9.0), (27.5, 33.0)]), asr,
-                            SpeechOptions(batch_seconds=30, max_batch_seconds=60))
+                            SpeechOptions(batch_seconds=30, max_batch_seconds=60),
+                            workers=False)  # each batch heard before push returns
     out = []
     for c in chunks:
         out += batcher.push(c)
@@ -132,3 +133,95 @@ def test_segments_cut_at_scene_changes_pauses_and_length():
     roller = ChapterRoller(StoreOptions(chapter_s=30, max_chapter_s=40), 0)
     chapters = [c for s in closed for c in roller.add(s)] + roller.flush()
     assert [(c.first_segment, c.last_segment) for c in chapters] == [(0, 1), (2, 2)]
+
+
+def _silent_stream(seconds: int):
+    from memory.media import Frame, VideoChunk
+
+    image = draw("One slide")
+    return [VideoChunk(i, float(i), float(i + 1), (Frame(i + 0.5, image),),
+                       np.zeros(16000, np.float32)) for i in range(seconds)]
+
+
+def test_a_file_batches_speech_by_the_file_lengths_and_live_by_the_short_ones():
+    options = SpeechOptions(batch_seconds=10, max_batch_seconds=20, file_batch_seconds=25,
+                            file_max_batch_seconds=40)
+    # each buffer hears speech 3-9 s and 22.5-28 s after its start: the second region is
+    # still open when a 25 s file batch is due, so that batch is cut before it (22 s)
+    regions = [(3.0, 9.0), (22.5, 28.0)]
+    for file, sizes_wanted in ((False, [10] * 6), (True, [22, 22])):
+        asr = _RecordingASR()
+        batcher = SpeechBatcher(_FixedVAD(regions), asr, options, workers=False, file=file)
+        out, sizes = [], []
+        for c in _silent_stream(60):
+            ready = batcher.push(c)
+            sizes += [len(ready)] if ready else []
+            out += ready
+        assert sizes == sizes_wanted
+        out += batcher.flush()
+        assert [c.index for c, _ in out] == list(range(60))
+
+
+def test_ingest_commits_in_file_batches_and_add_in_live_ones(tmp_path):
+    from memory.store import MemoryModels, VideoMemory
+
+    speech = SpeechOptions(batch_seconds=10, max_batch_seconds=20, file_batch_seconds=30,
+                           file_max_batch_seconds=45)
+    models = MemoryModels(vad=_FixedVAD([]), asr=_RecordingASR())
+    chunks = _silent_stream(70)
+
+    def versions(mem, feed):
+        seen = []
+        for c in feed:
+            yield c
+            seen.append(mem.version)
+        versions.seen = seen
+
+    # no workers: each batch is committed by the add that cut it (with workers, by a later one)
+    options = StoreOptions(speech=speech, workers=False)
+    mem = VideoMemory.create(tmp_path / "file", models, options)
+    mem.ingest(versions(mem, chunks))
+    assert sorted(set(versions.seen)) == [0, 30, 60]
+    assert mem.version == 70
+    mem.close()
+    live = VideoMemory.create(tmp_path / "live", models, options)
+    assert [live.add(c) for c in chunks[:30]].count(10) == 3  # a commit each 10 s
+    live.ingest(versions(live, chunks[30:40]), live=True, finish=False)
+    assert sorted(set(versions.seen)) == [30, 40]
+    live.ingest(versions(live, chunks[40:]), finish=False)  # file batches from here
+    assert sorted(set(versions.seen)) == [40, 70] and live.version == 70
+    for c in chunks:  # after ingest, add is live again
+        live.add(c)
+    live.close()
+
+
+def test_whisper_runs_beside_the_caller_and_batches_come_out_in_order():
+    import threading
+
+    gate = threading.Event()
+
+    class _GatedASR(_RecordingASR):
+        def transcribe_batch(self, items):
+            assert gate.wait(timeout=60)
+            return super().transcribe_batch(items)
+
+    asr = _GatedASR()
+    batcher = SpeechBatcher(_FixedVAD([(3.0, 9.0)]), asr,
+                            SpeechOptions(batch_seconds=10, max_batch_seconds=20), workers=True)
+    chunks = _silent_stream(35)
+    try:
+        got = [batcher.push_batches(c) for c in chunks[:15]]
+        assert not any(got)  # a batch cut at 10 s, not heard yet: the caller went on
+        assert batcher.transcribing == 1
+        gate.set()
+        batches = [b for c in chunks[15:] for b in batcher.push_batches(c)]
+        # the second batch's cut waits for the first: never more than one batch ahead
+        assert batches and [c.index for c, _ in batches[0].chunks] == list(range(10))
+        batches += batcher.flush_batches()
+    finally:
+        gate.set()
+        batcher.close()
+    assert [[c.index for c, _ in b.chunks] for b in batches] == \
+        [list(range(a, min(a + 10, 35))) for a in (0, 10, 20, 30)]
+    assert [b.anchor for b in batches] == [None] * 4  # each batch took every chunk
+    assert len(asr.calls) == 4 and batcher.transcribing == 0

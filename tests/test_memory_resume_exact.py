@@ -1,10 +1,17 @@
 """kill -9 during ingest, then resume: the memory is the one an uninterrupted ingest builds.
 
 A child process ingests the real sample lecture with the real models and SIGKILLs itself
-right after handing chunk N to the memory (three different N: inside a batch, just past a
-commit, late in the lecture). A fresh process then resumes with `VideoMemory.ingest`. The
-chunks (words and their times, key frames), the segment boundaries and transcripts, and
-the answers to the lecture's questions must equal those of an ingest that never stopped.
+right after handing chunk N (or the first chunk after it once a batch is committed) to
+the memory. A fresh process then resumes with
+`VideoMemory.ingest`. The chunks (words and their times, key frames), the segment
+boundaries and transcripts, and the answers to the lecture's questions must equal those
+of an ingest that never stopped.
+
+Two ways of feeding it, each with its speech batches: chunk by chunk with
+`VideoMemory.add` (live capture: 30 s batches; killed inside a batch, just past a commit
+and late in a 2-minute lecture), and a whole file with `VideoMemory.ingest` (2-minute
+batches on a 3.5-minute lecture: killed just after the first batch landed, and inside the
+next batch, so the resume is tested at the longer batch too).
 """
 
 from __future__ import annotations
@@ -28,13 +35,33 @@ _CHILD = textwrap.dedent("""
     import os, signal, sys
     from memory import VideoMemory
     from memory.video import open_video
-    video, directory, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    video, directory, kill_at, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     mem = VideoMemory.create(directory)
-    with open_video(video, start=float(mem.resume_index)) as source:
-        for chunk in source:
-            mem.add(chunk)
-            if chunk.index == kill_at:
-                os.kill(os.getpid(), signal.SIGKILL)
+
+    def maybe_die(chunk):
+        # Whisper hears a batch beside the caller, so a batch is committed some chunks
+        # after it was cut (decoding runs ahead): from kill_at on, wait for the batches
+        # being heard, so the next chunk's add commits them, and die once one landed.
+        if chunk.index >= kill_at and mem.version > 0:
+            print(chunk.index, flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+        if chunk.index >= kill_at:
+            for job in list(mem._pipeline.speech._inflight):
+                job.heard.result()
+
+    if mode == "add":  # live capture: chunk by chunk
+        with open_video(video, start=float(mem.resume_index)) as source:
+            for chunk in source:
+                mem.add(chunk)
+                maybe_die(chunk)
+    else:  # the whole file, dying right after ingest hands a chunk to add
+        add = mem.add
+        def add_then_maybe_die(chunk):
+            n = add(chunk)
+            maybe_die(chunk)
+            return n
+        mem.add = add_then_maybe_die
+        mem.ingest(video)
 """)
 
 
@@ -49,35 +76,49 @@ def _snapshot(mem: VideoMemory, truth: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def lecture(tmp_path_factory):
-    return make_lecture(2.0, 0, tmp_path_factory.mktemp("lecture"))
+def lectures(tmp_path_factory):
+    return {"add": make_lecture(2.0, 0, tmp_path_factory.mktemp("lecture")),
+            "ingest": make_lecture(3.5, 0, tmp_path_factory.mktemp("lecture35"))}
 
 
-@pytest.fixture(scope="module")
-def uninterrupted(lecture, tmp_path_factory):
-    mem = VideoMemory.create(tmp_path_factory.mktemp("whole") / "mem")
-    mem.ingest(lecture.video)
+def _uninterrupted(lecture, directory, mode: str) -> dict:
+    mem = VideoMemory.create(directory)
+    mem.ingest(lecture.video, live=mode == "add")
     snap = _snapshot(mem, lecture.truth)
     mem.close()
     return snap
 
 
-@pytest.mark.parametrize("kill_at", [37, 61, 104])
-def test_kill_9_then_resume_gives_the_uninterrupted_memory(lecture, uninterrupted, tmp_path,
-                                                           kill_at):
+@pytest.fixture(scope="module")
+def uninterrupted(lectures, tmp_path_factory):
+    return {mode: _uninterrupted(lectures[mode], tmp_path_factory.mktemp(mode) / "mem", mode)
+            for mode in ("add", "ingest")}
+
+
+@pytest.mark.parametrize("mode,kill_at", [("add", 37), ("add", 61), ("add", 104),
+                                          ("ingest", 125), ("ingest", 170)])
+def test_kill_9_then_resume_gives_the_uninterrupted_memory(lectures, uninterrupted, tmp_path,
+                                                           mode, kill_at):
+    lecture = lectures[mode]
+    whole = uninterrupted[mode]
+    chunks = len(whole["chunks"])
     directory = tmp_path / "mem"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     child = subprocess.run([sys.executable, "-c", _CHILD, str(lecture.video), str(directory),
-                            str(kill_at)], env=env, capture_output=True, text=True)
+                            str(kill_at), mode], env=env, capture_output=True, text=True)
     assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    died_at = int(child.stdout.split()[-1])
     mem = VideoMemory.open(directory)
     committed = mem.next_index
-    assert 0 < committed <= kill_at + 1  # it died mid-ingest with part of it committed
-    mem.ingest(lecture.video)
+    assert 0 < committed <= died_at + 1  # it died mid-ingest with part of it committed
+    assert died_at < chunks - 1
+    if mode == "ingest":  # only the first 2-minute batch survived; the next is redone
+        assert 90 <= committed <= kill_at + 1
+    mem.ingest(lecture.video, live=mode == "add")  # resumed as it was fed
     resumed = _snapshot(mem, lecture.truth)
     mem.close()
-    assert [c[0] for c in resumed["chunks"]] == [c[0] for c in uninterrupted["chunks"]]
-    assert resumed["chunks"] == uninterrupted["chunks"], "words or key frames differ"
-    assert resumed["segments"] == uninterrupted["segments"], json.dumps(
-        [resumed["segments"][:3], uninterrupted["segments"][:3]])[:2000]
-    assert resumed["answers"] == uninterrupted["answers"]
+    assert [c[0] for c in resumed["chunks"]] == [c[0] for c in whole["chunks"]]
+    assert resumed["chunks"] == whole["chunks"], "words or key frames differ"
+    assert resumed["segments"] == whole["segments"], json.dumps(
+        [resumed["segments"][:3], whole["segments"][:3]])[:2000]
+    assert resumed["answers"] == whole["answers"]

@@ -10,7 +10,7 @@ import pytest
 from memory_stream import LECTURE, build_stream
 
 from memory import StoreError
-from memory.store import MemoryModels, VideoMemory
+from memory.store import MemoryModels, SpeechOptions, StoreOptions, VideoMemory
 
 pytestmark = pytest.mark.slow
 
@@ -124,14 +124,18 @@ def _dies_after(chunks, n):
 
 def test_resume_after_a_kill_loses_and_duplicates_nothing(tmp_path, models, stream, built):
     chunks, _ = stream
-    mem = VideoMemory.create(tmp_path / "m", models=models)
+    # 30 s file batches: this 48 s stream then commits once before the kill at 37 (no
+    # workers: with them the batch would land some chunks after it was cut)
+    options = StoreOptions(speech=SpeechOptions(file_batch_seconds=30,
+                                                file_max_batch_seconds=60), workers=False)
+    mem = VideoMemory.create(tmp_path / "m", models=models, options=options)
     with pytest.raises(_Killed):
         mem.ingest(_dies_after(chunks, 37))
     committed = mem.version
     assert 0 < committed < 37  # speech still being batched was not committed
     mem.db.close()  # the process dies: nothing else is written, and its lock goes with it
     mem._writer.release()
-    resumed = VideoMemory.open(tmp_path / "m", models=models)
+    resumed = VideoMemory.open(tmp_path / "m", models=models, options=options)
     assert resumed.next_index == committed
     resumed.ingest(chunks)
     full, _ = built

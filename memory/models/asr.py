@@ -8,7 +8,11 @@ Two embedded models, by name (``model=``): ``"tiny.en"`` (English only, int8, in
 only). The loaded model is cached per process, keyed by (path, compute type, threads,
 device). CTranslate2 runs its own thread pool
 (``cpu_threads=0`` means one per core: CTranslate2's own default of 4 oversubscribes
-small machines); torch's thread setting does not affect it.
+small machines); torch's thread setting does not affect it. With Whisper on its own
+worker beside decoding and OCR (`memory.store.speech`), 1 and 2 threads gave the same
+ingest wall time on 2 cores (first 10 minutes of the 60-minute bench haystack, load
+~2.3: 19.2/17.7x with 1 thread, 19.0/19.1x with 2), 2 threads ~10% more CPU; one per
+core stays the default (not measured on a quiet machine).
 
 Whisper always encodes a 30 s window, however short the audio, so transcribing many
 short speech regions one by one wastes most of the compute. `transcribe_batch` packs

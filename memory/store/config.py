@@ -41,8 +41,8 @@ class StoreOptions:
     JPEGs are stored at most this many pixels on their long side (OCR reads the decoded
     frame first). ``checkpoint_every``: segments between vector-index saves
     (SQLite is the commit log; the index files are checkpoints rebuilt from it).
-    ``workers``: OCR and VAD run on owned worker threads (False: every stage on the
-    calling thread, one after another; the records are the same either way).
+    ``workers``: OCR, VAD and Whisper run on owned worker threads (False: every stage
+    on the calling thread, one after another; the records are the same either way).
     ``answer``: how questions are answered (`memory.answer.AnswerOptions`).
     """
 

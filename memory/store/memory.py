@@ -27,7 +27,7 @@ from memory.store.config import MemoryModels, StoreOptions
 from memory.store.db import VERSION_FILE, MemoryDB, read_format, write_format
 from memory.store.hierarchy import ChapterRoller, Segmenter
 from memory.store.keyframes import save_jpeg
-from memory.store.pipeline import ChunkPipeline
+from memory.store.pipeline import ChunkPipeline, RecordBatch
 from memory.store.levels import CHAPTER, SEGMENT
 from memory.store.lock import WriterLock
 from memory.store.reader import MemoryReader, locked
@@ -73,6 +73,7 @@ class VideoMemory(MemoryReader):
                                     self._carry(db))
         self._roller = ChapterRoller(self.options, db.next_chapter_id(), db.open_segments())
         self._pipeline: ChunkPipeline | None = None
+        self._file_batches = False  # inside `ingest`: speech in file-length batches
         self._since_checkpoint = 0
         self._pushed = self._last_index  # last chunk handed to the pipeline
         # Exact resume: the VAD hears again the committed chunks since its last restart.
@@ -149,51 +150,64 @@ class VideoMemory(MemoryReader):
         if chunk.index <= self._pushed:
             return 0
         self._pushed = chunk.index
-        return self._commit(self._get_pipeline().push(chunk))
+        return self._commit_all(self._get_pipeline().push(chunk))
 
     @locked
     def flush(self) -> int:
         """Transcribe and commit every buffered chunk (the open segment stays open)."""
         if self._pipeline is None or not self._pipeline.pending:
             return 0
-        return self._commit(self._pipeline.flush())
+        return self._commit_all(self._pipeline.flush())
 
     @locked
     def finish(self) -> int:
         """End of stream: commit everything and close the open segment and chapter."""
-        n = self._commit(self._pipeline.flush() if self._pipeline else [], end=True)
+        n = self._commit_all(self._pipeline.flush() if self._pipeline else [], end=True)
         self.checkpoint()
         return n
 
     def ingest(self, source: str | os.PathLike | Iterable[VideoChunk], progress: bool = False,
                fps: float = 1.0, finish: bool = True,
-               subtitles: str | os.PathLike | bool | None = None) -> dict[str, Any]:
+               subtitles: str | os.PathLike | bool | None = None,
+               live: bool = False) -> dict[str, Any]:
         """Add every chunk of ``source`` (a video path or URL, or any chunk iterable).
 
         Resumes after the last committed chunk. A truncated file keeps what was read:
         it is committed before the error is raised again. ``subtitles`` (for a path):
         None uses a side-car ``.srt``/``.vtt`` or the file's own text track when there
         is one, a path reads that file, False ignores subtitles; where subtitles run
-        they are the transcript, and speech recognition covers the rest.
+        they are the transcript, and speech recognition covers the rest. Speech is
+        transcribed in file-length batches (`SpeechOptions.file_batch_seconds`: cheaper
+        per second; a crash redoes at most one batch); ``live=True`` keeps the short
+        batches of `add` (a camera or stream handed over as an iterable).
         """
         from tqdm.auto import tqdm
 
         chunks, total = self._open_source(source, fps, subtitles)
         bar = tqdm(total=total, initial=self.resume_index, disable=not progress, unit="s",
                    desc="ingest")
+        self._batch_for_file(not live)
         try:
-            for chunk in self._timed(chunks):
-                self.add(chunk)
-                bar.update(1)
-        except VideoError:
-            self.finish()
-            raise
+            try:
+                for chunk in self._timed(chunks):
+                    self.add(chunk)
+                    bar.update(1)
+            except VideoError:
+                self.finish()
+                raise
+            finally:
+                bar.close()
+                getattr(chunks, "close", lambda: None)()
+            if finish:
+                self.finish()
         finally:
-            bar.close()
-            getattr(chunks, "close", lambda: None)()
-        if finish:
-            self.finish()
+            self._batch_for_file(False)
         return self.stats()
+
+    def _batch_for_file(self, file: bool) -> None:
+        self._file_batches = file
+        if self._pipeline is not None:
+            self._pipeline.speech.file = file
 
     def _open_source(self, source, fps: float, subtitles=None):
         if isinstance(source, (str, bytes, os.PathLike)):
@@ -219,12 +233,22 @@ class VideoMemory(MemoryReader):
         if self._pipeline is None:
             self._pipeline = ChunkPipeline(self.models, self.options, self.timers,
                                            self.db.last_keyframe())
+            self._pipeline.speech.file = self._file_batches
         return self._pipeline
 
     def _pending(self) -> int:
         return self._pipeline.pending if self._pipeline else 0
 
-    def _commit(self, records: list[ChunkRecord], end: bool = False) -> int:
+    def _commit_all(self, batches: list[RecordBatch], end: bool = False) -> int:
+        """Commit each speech batch on its own (the same commits in every run of a
+        stream, wherever it was resumed); ``end`` closes the open segment after them."""
+        n = sum(self._commit(b.records, b.anchor) for b in batches)
+        if end:
+            n += self._commit([], None, end=True)
+        return n
+
+    def _commit(self, records: list[ChunkRecord], anchor: int | None,
+                end: bool = False) -> int:
         segments = [s for r in records for s in self._segmenter.add(r)]
         if end:
             segments += self._segmenter.flush()
@@ -237,7 +261,6 @@ class VideoMemory(MemoryReader):
         self._embed_keyframes(records)
         self._write_keyframes(records)
         version = self._version + len(records)
-        anchor = self._pipeline.speech_anchor if self._pipeline is not None else None
         last = max([self._last_index] + [r.index for r in records])
         self.db.commit(records, segments, chapters, version,
                        {"speech_anchor": last + 1 if anchor is None else anchor})

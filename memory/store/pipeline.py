@@ -1,14 +1,16 @@
-"""Per-chunk processing: one-second `VideoChunk`s in, `ChunkRecord`s out.
+"""Per-chunk processing: one-second `VideoChunk`s in, batches of `ChunkRecord`s out.
 
 Key frames are found as each chunk arrives (cheap), and only those frames are read by
 OCR (and captioned when asked); `ScreenReader` recognises only the lines whose pixels
-changed since the last key frame. Reading runs on one background worker, overlapping the
-VAD + ASR that the main thread does on buffered speech: on two cores that hides most of
-the OCR time. Speech waits in the `SpeechBatcher` until a batch can be transcribed, and
-records come out in order, a batch at a time, once their key frames are read. Busy time
-per stage accumulates in ``timers`` (`StageTimes`: wall and CPU seconds; OCR's overlaps
-ASR's). With ``StoreOptions.workers=False`` every stage runs on the calling thread, one
-after another (what `venus bench ingest` measures each stage's cost with).
+changed since the last key frame. Reading runs on one background worker, the VAD on
+another and Whisper on a third (`SpeechBatcher`), while the calling thread decodes,
+finds key frames and commits: on two cores the stages overlap instead of waiting for
+each other. Speech waits in the `SpeechBatcher` until a batch can be transcribed, and
+records come out in order, a batch at a time (`RecordBatch`, committed one by one), once
+their words are heard and their key frames read. Busy time per stage accumulates in
+``timers`` (`StageTimes`: wall and CPU seconds; stages on different threads overlap).
+With ``StoreOptions.workers=False`` every stage runs on the calling thread, one after
+another (what `venus bench ingest` measures each stage's cost with).
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ from memory.store.config import MemoryModels, StoreOptions
 from memory.store.keyframes import KeyFrameDetector, Signature
 from memory.store.records import ChunkRecord, KeyFrameRecord
 from memory.store.screen import ScreenReader
-from memory.store.speech import SpeechBatcher, worker
+from memory.store.speech import HeardBatch, SpeechBatcher, worker
 from memory.store.timing import StageTimes
 
-__all__ = ["ChunkPipeline", "ocr_text"]
+__all__ = ["ChunkPipeline", "RecordBatch", "ocr_text"]
 
 
 def ocr_text(boxes: list[TextBox], min_confidence: float = 0.5) -> str:
@@ -34,6 +36,15 @@ def ocr_text(boxes: list[TextBox], min_confidence: float = 0.5) -> str:
     kept = [b for b in boxes if b.confidence >= min_confidence and b.text.strip()]
     kept.sort(key=lambda b: (round(b.box[1] / 12), b.box[0]))
     return "\n".join(b.text.strip() for b in kept)
+
+
+@dataclass
+class RecordBatch:
+    """One speech batch's records, oldest first, and the VAD anchor to store with them
+    (`HeardBatch.anchor`)."""
+
+    records: list[ChunkRecord]
+    anchor: int | None
 
 
 @dataclass
@@ -73,42 +84,39 @@ class ChunkPipeline:
 
     @property
     def pending(self) -> int:
-        return len(self.speech.pending)
-
-    @property
-    def speech_anchor(self) -> int | None:
-        """First chunk the VAD has heard continuously (None: it restarts at the next)."""
-        return self.speech.anchor_index
+        """Chunks handed in and not handed out yet (buffered or being transcribed)."""
+        return len(self._visuals)
 
     def hear(self, chunk: VideoChunk) -> None:
         """A chunk committed before a restart: only the VAD hears it again."""
         self.speech.hear(chunk)
 
-    def push(self, chunk: VideoChunk) -> list[ChunkRecord]:
+    def push(self, chunk: VideoChunk) -> list[RecordBatch]:
         self._visuals[chunk.index] = self._look(chunk)
-        # Speech waits up to a minute for its batch: it keeps the audio, not the frames
+        # Speech waits minutes for its batch: it keeps the audio, not the frames
         # (60 buffered seconds of 4K frames were 1.5 GB).
-        return self._records(self.speech.push(dataclasses.replace(chunk, frames=())))
+        return self._records(self.speech.push_batches(dataclasses.replace(chunk, frames=())))
 
-    def flush(self) -> list[ChunkRecord]:
-        return self._records(self.speech.flush())
+    def flush(self) -> list[RecordBatch]:
+        return self._records(self.speech.flush_batches())
 
     def close(self) -> None:
         """Stop the workers (each finishes what it was given)."""
         self._reader.shutdown(wait=True)
         self.speech.close()
 
-    def _records(self, ready) -> list[ChunkRecord]:
-        out = []
-        for chunk, words in ready:
-            visual = self._visuals.pop(chunk.index)
-            text, caption = visual.reading.result()  # re-raises an OCR failure here
-            new = visual.new
-            if new is not None:
-                new.ocr_text, new.caption = text, caption
-            out.append(ChunkRecord(chunk.index, chunk.start, chunk.end, words,
-                                   visual.keyframe_id, text, caption, new))
-        return out
+    def _records(self, batches: list[HeardBatch]) -> list[RecordBatch]:
+        return [RecordBatch([self._record(chunk, words) for chunk, words in batch.chunks],
+                            batch.anchor) for batch in batches]
+
+    def _record(self, chunk: VideoChunk, words) -> ChunkRecord:
+        visual = self._visuals.pop(chunk.index)
+        text, caption = visual.reading.result()  # re-raises an OCR failure here
+        new = visual.new
+        if new is not None:
+            new.ocr_text, new.caption = text, caption
+        return ChunkRecord(chunk.index, chunk.start, chunk.end, words,
+                           visual.keyframe_id, text, caption, new)
 
     def _look(self, chunk: VideoChunk) -> _Visual:
         changed = None

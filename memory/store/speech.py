@@ -7,6 +7,12 @@ is never cut in two unless it runs past ``max_batch_seconds``), and every region
 them is transcribed in one `transcribe_batch` call. Words come back in media time and
 are assigned to the chunk holding their midpoint. A streaming detector hears each chunk
 once, on one owned worker thread, so the VAD overlaps decoding and ASR.
+
+Where a batch is cut is decided on the calling thread as the chunks arrive (so it is the
+same in every run of the same stream); Whisper then transcribes it on its own worker
+thread, while the caller goes on decoding, finding key frames and committing the batches
+before it. Finished batches come out in order, each with the VAD anchor it leaves
+(`HeardBatch`): what a resumed stream must hear again to continue exactly there.
 """
 
 from __future__ import annotations
@@ -23,8 +29,8 @@ from memory.store.timing import StageTimes
 
 WINDOW_SECONDS = 512 / SAMPLE_RATE  # a streaming detector's probability step (Silero: 32 ms)
 
-__all__ = ["InlineExecutor", "SpeechBatcher", "SpeechOptions", "chunk_words", "cue_words",
-           "worker"]
+__all__ = ["HeardBatch", "InlineExecutor", "SpeechBatcher", "SpeechOptions", "chunk_words",
+           "cue_words", "worker"]
 
 
 class InlineExecutor(Executor):
@@ -52,29 +58,54 @@ class SpeechOptions:
     region still open past this is cut; ``merge_gap``: regions closer than this are
     transcribed together (Whisper reads better with context); ``max_region``: the
     longest region sent at once (Whisper's window); ``pad``: audio kept around regions.
+    ``file_batch_seconds`` / ``file_max_batch_seconds``: the same two for a whole source
+    handed to `VideoMemory.ingest` (a file), where a longer batch costs nothing but the
+    chunks a crash would make it redo.
 
     Whisper decodes the windows of one batch together (`WhisperTranscriber`), so a longer
     batch is cheaper per second: on the bench lectures (~25 s windows) 30 s batches took
-    128-166 CPU s of ASR per hour of video, 120 s batches 113-122 (not the default yet: a
-    crash then loses up to two minutes of uncommitted chunks, and the kill -9 resume test
-    needs commits inside its 2-minute lecture). A question flushes the batch."""
+    128-166 CPU s of ASR per hour of video, 120 s batches 113-122. Live capture
+    (`VideoMemory.add`, the app's camera) keeps the short batch: what a crash loses is
+    what is not committed yet, and a live viewer waits for it. A question flushes the
+    batch either way."""
 
     batch_seconds: float = 30.0
     max_batch_seconds: float = 60.0
+    file_batch_seconds: float = 120.0
+    file_max_batch_seconds: float = 180.0
     merge_gap: float = 0.8
     max_region: float = 28.0
     pad: float = 0.2
     open_margin: float = 0.3
 
 
+@dataclass
+class HeardBatch:
+    """A transcribed batch: its chunks with their words, oldest first, and ``anchor``: the
+    first chunk the VAD had heard continuously once the batch was cut (None: the VAD
+    restarts at the chunk after it), which a resume after this batch replays from."""
+
+    chunks: list[tuple[VideoChunk, tuple[Word, ...]]]
+    anchor: int | None
+
+
+@dataclass
+class _InFlight:
+    heard: Future  # -> the batch's chunks with their words
+    anchor: int | None
+
+
 class SpeechBatcher:
-    """Streaming state: the chunks whose speech is not transcribed yet."""
+    """Streaming state: the chunks whose speech is not transcribed yet. ``file``: batch
+    by the options' ``file_*`` lengths (a whole file is being ingested) instead of the
+    live ones; it may change between pushes (the next batch decision uses it)."""
 
     def __init__(self, vad: SpeechDetector, asr: Transcriber,
                  options: SpeechOptions | None = None, timers: StageTimes | None = None,
-                 workers: bool = True) -> None:
+                 workers: bool = True, file: bool = False) -> None:
         self.vad, self.asr = vad, asr
         self.options = options or SpeechOptions()
+        self.file = file
         self.pending: list[VideoChunk] = []
         self._covered: list[tuple[float, float]] = []  # media spans subtitles transcribe
         self.timers = timers if timers is not None else StageTimes()
@@ -83,6 +114,8 @@ class SpeechBatcher:
         self._streams = callable(getattr(vad, "stream", None)) and \
             callable(getattr(vad, "regions_from", None))
         self._worker = worker("vad", workers) if self._streams else None
+        self._asr = worker("asr", workers)
+        self._inflight: list[_InFlight] = []
         self._reset_stream()
 
     def _reset_stream(self) -> None:
@@ -96,14 +129,31 @@ class SpeechBatcher:
 
     def reset(self) -> None:
         self._collect()
+        self._finished(keep=0)
         self.pending.clear()
         self._covered.clear()
         self._reset_stream()
 
     def close(self) -> None:
-        """Stop the VAD worker (after the work queued on it)."""
+        """Stop the VAD and ASR workers (after the work queued on them)."""
         if self._worker is not None:
             self._worker.shutdown(wait=True)
+        self._asr.shutdown(wait=True)
+
+    @property
+    def transcribing(self) -> int:
+        """Batches cut and not handed out yet."""
+        return len(self._inflight)
+
+    @property
+    def batch_seconds(self) -> float:
+        o = self.options
+        return o.file_batch_seconds if self.file else o.batch_seconds
+
+    @property
+    def max_batch_seconds(self) -> float:
+        o = self.options
+        return o.file_max_batch_seconds if self.file else o.max_batch_seconds
 
     @property
     def buffered_seconds(self) -> float:
@@ -123,17 +173,38 @@ class SpeechBatcher:
 
     def push(self, chunk: VideoChunk) -> list[tuple[VideoChunk, tuple[Word, ...]]]:
         """Buffer ``chunk``; return the chunks whose words are now known, oldest first."""
-        self.hear(chunk)
-        self.pending.append(chunk)
-        self._covered += [(c.start, c.end) for c in chunk.cues]
-        buffered = self.buffered_seconds
-        if buffered < max(self.options.batch_seconds, self._retry_at):
-            return []
-        return self._process(final=False)
+        return [pair for batch in self.push_batches(chunk) for pair in batch.chunks]
 
     def flush(self) -> list[tuple[VideoChunk, tuple[Word, ...]]]:
         """Transcribe everything buffered (end of stream, or a question needs it now)."""
-        return self._process(final=True) if self.pending else []
+        return [pair for batch in self.flush_batches() for pair in batch.chunks]
+
+    def push_batches(self, chunk: VideoChunk) -> list[HeardBatch]:
+        """Buffer ``chunk`` (a batch may be cut here); return the batches transcribed
+        since the last call, oldest first, waiting only when a second one is queued."""
+        self.hear(chunk)
+        self.pending.append(chunk)
+        self._covered += [(c.start, c.end) for c in chunk.cues]
+        if self.buffered_seconds >= max(self.batch_seconds, self._retry_at):
+            self._cut_batch(final=False)
+        return self._finished(keep=1)
+
+    def flush_batches(self) -> list[HeardBatch]:
+        """Cut everything buffered into a last batch and wait for every batch."""
+        if self.pending:
+            self._cut_batch(final=True)
+        return self._finished(keep=0)
+
+    def _finished(self, keep: int) -> list[HeardBatch]:
+        """The batches heard, oldest first: every one done, waiting for the older ones
+        until at most ``keep`` are still being transcribed. Pushing keeps one (Whisper
+        hears a batch while the next one fills, and the caller, which decodes far faster
+        than Whisper hears, never runs more than a batch ahead: its memory stays flat)."""
+        out = []
+        while self._inflight and (len(self._inflight) > keep or self._inflight[0].heard.done()):
+            job = self._inflight.pop(0)
+            out.append(HeardBatch(job.heard.result(), job.anchor))  # re-raises its error
+        return out
 
     def _hear(self, audio: np.ndarray) -> list[float]:
         with self.timers.measure("vad"):
@@ -161,7 +232,8 @@ class SpeechBatcher:
         return [SpeechRegion(max(0.0, r.start + shift), min(duration, r.end + shift))
                 for r in heard if r.end + shift > 0]
 
-    def _process(self, final: bool):
+    def _cut_batch(self, final: bool) -> None:
+        """Decide which buffered chunks form the next batch and queue their transcription."""
         origin = self.pending[0].start
         audio = np.concatenate([c.audio for c in self.pending]).astype(np.float32)
         regions = self._regions(audio, origin)
@@ -174,7 +246,7 @@ class SpeechBatcher:
         ready = _ready(self.pending, origin, cut, [] if forced else merged)
         if not ready:
             self._retry_at = self.buffered_seconds + 5.0
-            return []
+            return
         self._retry_at = 0.0
         cut = ready[-1].end - origin
         todo = [SpeechRegion(r.start, min(r.end, cut)) for r in merged if r.start < cut]
@@ -183,17 +255,26 @@ class SpeechBatcher:
         covered = [(a - origin - _CUE_MARGIN_S, b - origin + _CUE_MARGIN_S)
                    for a, b in self._covered if b + _CUE_MARGIN_S > origin]
         todo = _uncovered(todo, covered)
-        with self.timers.measure("asr"):
-            heard = self._transcribe(audio, origin, todo) if todo else []
-        words = [w for w in heard if not _inside((w.start + w.end) / 2, self._covered,
-                                                  _CUE_MARGIN_S)]
-        words += [w for chunk in ready for cue in chunk.cues for w in cue_words(cue)]
+        spans = list(self._covered)
         self._covered = [(a, b) for a, b in self._covered
                          if b + _CUE_MARGIN_S > ready[-1].end]
         self.pending = self.pending[len(ready):]
         if not self.pending:  # everything heard is used: re-anchor at the next chunk
             self._collect()
             self._probs, self._anchored, self.anchor_index = [], False, None
+        self._inflight.append(_InFlight(
+            self._asr.submit(self._hear_batch, audio, origin, todo, ready, spans),
+            self.anchor_index))
+
+    def _hear_batch(self, audio: np.ndarray, origin: float, todo: list[SpeechRegion],
+                    ready: list[VideoChunk], spans: list[tuple[float, float]]):
+        """The words of one batch (on the ASR worker): Whisper's outside the subtitle
+        ``spans``, the subtitles' own inside them."""
+        with self.timers.measure("asr"):
+            heard = self._transcribe(audio, origin, todo) if todo else []
+        words = [w for w in heard if not _inside((w.start + w.end) / 2, spans,
+                                                  _CUE_MARGIN_S)]
+        words += [w for chunk in ready for cue in chunk.cues for w in cue_words(cue)]
         return chunk_words(ready, words)
 
     def _cut(self, regions: Sequence[SpeechRegion], duration: float, final: bool) -> float:
@@ -201,8 +282,9 @@ class SpeechBatcher:
         if final or not regions or regions[-1].end < duration - self.options.open_margin:
             return duration
         open_start = regions[-1].start
-        if duration - open_start >= self.options.max_batch_seconds or open_start <= 0:
-            return duration if duration >= self.options.max_batch_seconds else 0.0
+        longest = self.max_batch_seconds
+        if duration - open_start >= longest or open_start <= 0:
+            return duration if duration >= longest else 0.0
         return open_start
 
     def _transcribe(self, audio: np.ndarray, origin: float,

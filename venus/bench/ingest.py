@@ -61,8 +61,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="CTranslate2 threads for Whisper, comma-separated to compare them "
                         "(each mode runs with each, interleaved; default: the memory's own)")
     p.add_argument("--batch-seconds", default="",
-                   help="speech batch lengths to compare, comma-separated (default: the "
-                        "memory's own)")
+                   help="file speech batch lengths to compare, comma-separated (default: "
+                        "the memory's own, SpeechOptions.file_batch_seconds)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu",
                    help="where Whisper (CTranslate2) and OCR (onnxruntime-gpu) run (default cpu)")
     p.add_argument("--compare", action="store_true",
@@ -222,8 +222,8 @@ def ingest_once(video: str, variant: Variant) -> dict[str, Any]:
     warm_models(models)
     options = StoreOptions(workers=variant.mode == "overlapped")
     if variant.batch_seconds is not None:
-        options.speech = SpeechOptions(batch_seconds=variant.batch_seconds,
-                                       max_batch_seconds=2 * variant.batch_seconds)
+        b = variant.batch_seconds  # what the file ingest below batches by
+        options.speech = SpeechOptions(file_batch_seconds=b, file_max_batch_seconds=1.5 * b)
     with tempfile.TemporaryDirectory(prefix="bench-ingest-") as tmp:
         mem = VideoMemory.create(Path(tmp) / "mem", models=models, options=options)
         c0, w0 = time.process_time(), time.perf_counter()
