@@ -28,6 +28,7 @@ types live in `memory.evidence` and are re-exported here.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -39,9 +40,11 @@ from memory.evidence import SAID, SEEN, SHOWN, Answer, Evidence, Moment, format_
 from memory.lexical import tokenize
 from memory.models.base import Answerer
 
-__all__ = ["CLOSE_SCORE", "SCORERS", "Answer", "AnswerOptions", "Answerer", "ExtractiveAnswerer",
-           "FUZZY_CREDIT", "Moment", "NOT_SEEN", "lead_units", "near_terms", "UnitScorer", "asked_kind", "content_terms", "format_time",
-           "not_yet_text", "question_type", "unit_types"]
+__all__ = ["CLOSE_SCORE", "CONTINUE_GAP_S", "SCORERS", "Answer", "AnswerOptions", "Answerer", "ExtractiveAnswerer",
+           "FUZZY_CREDIT", "Moment", "NOT_SEEN", "UnitScorer", "asked_kind", "content_terms",
+           "continued", "counted_term", "counts_of", "format_time", "lead_units", "named_terms",
+           "near_terms", "not_yet_text", "question_type", "sound_key", "sounds_alike",
+           "unit_types"]
 
 NOT_SEEN = "I haven't seen anything about that in the video so far."
 CLOSE_SCORE = 0.05
@@ -86,6 +89,7 @@ _GENERIC = frozenset(
     "said say talk talked mention mentioned hear heard speak spoke slide screen shown show "
     "showed written write displayed board happen happened happening lecturer speaker teacher "
     "video came come next see seen saw going just now many much kind type".split())
+_GENERIC_TERMS = frozenset(t for w in _GENERIC for t in tokenize(w))
 _SHOWN_WORDS = re.compile(r"\b(?:slide|screen|shown|show|showed|written|displayed|board|"
                           r"read)\b", re.I)
 _SAID_WORDS = re.compile(r"\b(?:said|say|says|talk|talked|mention|mentioned|hear|heard|"
@@ -105,7 +109,67 @@ def asked_kind(question: str) -> str | None:
 
 def content_terms(question: str) -> list[str]:
     """The question's terms that say what it is about (not how it asks)."""
-    return [t for t in tokenize(question) if t not in _GENERIC]
+    return [t for t in tokenize(question) if t not in _GENERIC_TERMS]
+
+
+_NAME = re.compile(r"[^\W\d_][\w'’-]*")
+_HOW_MANY = re.compile(r"\bhow\s+many\s+([^\W\d_]+)", re.I)
+_NUMBER = re.compile(r"^\d[\d,.]*$")
+
+
+def named_terms(question: str) -> list[str]:
+    """The terms of the names a question holds: its capitalised words after the first
+    and its acronyms ("Who built the Hanging Gardens of Babylon?": hang, garden, babylon;
+    "What does DNA carry?": dna). A unit that names none of them is about something else."""
+    out: list[str] = []
+    for i, word in enumerate(_NAME.findall(question)):
+        acronym = len(word) >= 2 and word.isupper()
+        if (i > 0 and word[:1].isupper()) or acronym:
+            out += [t for t in tokenize(word)[:1] if t not in _GENERIC_TERMS]
+    return list(dict.fromkeys(out))
+
+
+def counted_term(question: str) -> str | None:
+    """What a "how many" question counts ("How many moons ...": moon), else None."""
+    match = _HOW_MANY.search(question)
+    terms = tokenize(match.group(1)) if match else []
+    return terms[0] if terms else None
+
+
+def counts_of(text: str) -> set[str]:
+    """The terms a number in ``text`` counts: those of the three words after each number
+    ("Saturn has 146 known moons": know, moon)."""
+    words = re.findall(r"[^\W_]+(?:[,.]\d+)*", text)
+    out: set[str] = set()
+    for i, word in enumerate(words):
+        if _NUMBER.match(word) or word.lower() in _NUMBER_WORDS:
+            after = [w for w in words[i + 1:i + 4]
+                     if not (_NUMBER.match(w) or w.lower() in _NUMBER_WORDS)]
+            out.update(tokenize(" ".join(after)))
+    return out
+
+
+def sound_key(word: str) -> str:
+    """A rough consonant skeleton of a word, so that names Whisper hears as sound-alikes
+    match ("Calvin" and "Kelvin": klfn): the first letter (any vowel as "a"), then
+    consonants folded by sound (c/k/q/g, f/v/ph, s/z, t/d, p/b), vowels, h, w, y
+    and repeats dropped."""
+    w = re.sub(r"[^a-z]", "", word.lower()).replace("ph", "f").replace("ck", "k")
+    if not w:
+        return ""
+    fold = str.maketrans("cqgvzdbx", "kkkfstpk")
+    head = "a" if w[0] in "aeiouy" else w[0].translate(fold)
+    key = head
+    for c in w[1:].translate(fold):
+        if c not in "aeiouyhw" and c != key[-1]:
+            key += c
+    return key
+
+
+def sounds_alike(a: str, b: str) -> bool:
+    """Do ``a`` and ``b`` share a `sound_key` of at least four letters?"""
+    key = sound_key(a)
+    return len(key) >= 4 and key == sound_key(b)
 
 
 def unit_types(text: str) -> set[str]:
@@ -167,6 +231,16 @@ def _edits(a: str, b: str, limit: int) -> int:
     return prev[-1]
 
 
+def _supported(term: str, have: set[str], near: set[str]) -> bool:
+    """Is the name ``term`` in a unit of terms ``have`` (``near``: its near terms), as
+    written, one typo away, as a longer or shorter form ("antarct" for "antarctica") or
+    as a sound-alike ("kelvin" for "calvin")?"""
+    if term in have or near & have:
+        return True
+    return any((min(len(term), len(h)) >= 6 and (h.startswith(term) or term.startswith(h)))
+               or sounds_alike(term, h) for h in have)
+
+
 @dataclass(frozen=True)
 class UnitScorer:
     """Weights of the parts of a unit's score (see the module docstring)."""
@@ -179,12 +253,15 @@ class UnitScorer:
     prior: float = 0.0
     kind: float = 0.0  # the unit is of the kind the question asks about (said / shown)
     type_needs_terms: bool = False  # scale the type bonus by the question terms it holds
+    named: float = 0.0  # taken off a unit whose moment names none of the question's names
+    counts: bool = False  # "how many X": a number counting something else costs the bonus
 
     def score(self, question: str, vector: np.ndarray, units: Sequence[Evidence],
               vectors: np.ndarray, priors: Sequence[float],
-              idf: Mapping[str, float]) -> np.ndarray:
+              idf: Mapping[str, float], groups: Sequence[int] | None = None) -> np.ndarray:
         """One score per unit (``vectors``: the units' L2-normalised embeddings;
-        ``priors``: the rank prior of each unit's moment; ``idf``: term weights)."""
+        ``priors``: the rank prior of each unit's moment; ``idf``: term weights;
+        ``groups``: the moment of each unit, default one each)."""
         if not units:
             return np.zeros(0)
         total = self.dense * np.clip(vectors @ vector, 0.0, 1.0)
@@ -193,7 +270,10 @@ class UnitScorer:
         weight = {t: idf.get(t, 1.0) for t in terms}
         norm = sum(weight.values()) or 1.0
         seen = [set(tokenize(unit.text)) for unit in units]
-        near = near_terms(terms, set().union(*seen))
+        names = [t for t in named_terms(question) if t in weight] if self.named else []
+        near = near_terms(list(dict.fromkeys(terms + names)), set().union(*seen))
+        missing = self._missing_names(names, weight, seen, near, groups)
+        counted = counted_term(question) if self.counts and wanted == "number" else None
         for i, unit in enumerate(units):
             have = seen[i]
             coverage = sum(w * (1.0 if t in have else FUZZY_CREDIT if near[t] & have else 0.0)
@@ -201,14 +281,39 @@ class UnitScorer:
             parts = self.lexical * coverage
             if self.type and wanted is not None and wanted in unit_types(unit.text):
                 # holding a name or a number answers "who" or "how many" only for a unit
-                # about the question: the bonus grows with the share of its terms it has
-                parts += self.type * (min(1.0, 2.0 * coverage) if self.type_needs_terms else 1.0)
+                # about the question: the bonus grows with the share of its terms it has,
+                # and goes with the share of its names the unit's moment lacks
+                bonus = self.type * (min(1.0, 2.0 * coverage) if self.type_needs_terms else 1.0)
+                if counted is not None and not _counts(counted, unit.text, near):
+                    bonus = -self.type  # a count of something else: a wrong answer
+                parts += bonus * (1.0 - missing[i])
             if self.info:
                 parts += self.info * min(1.0, len(have - set(terms)) / 5.0)
             if self.kind and kind is not None and unit.kind == kind:
                 parts += self.kind
-            total[i] += parts + self.prior * priors[i]
+            total[i] += parts + self.prior * priors[i] - self.named * missing[i]
         return total
+
+    @staticmethod
+    def _missing_names(names, weight, seen, near, groups) -> list[float]:
+        """For each unit, the (idf-weighted) share of the question's names that nothing
+        in its moment (itself, a slide title, the sentence before) names."""
+        if not names:
+            return [0.0] * len(seen)
+        groups = list(range(len(seen))) if groups is None else list(groups)
+        moment_terms: dict[int, set[str]] = {}
+        for g, have in zip(groups, seen):
+            moment_terms.setdefault(g, set()).update(have)
+        norm = sum(weight[t] for t in names) or 1.0
+        share = {g: sum(weight[t] for t in names if not _supported(t, have, near[t])) / norm
+                 for g, have in moment_terms.items()}
+        return [share[g] for g in groups]
+
+
+def _counts(term: str, text: str, near: Mapping[str, set[str]]) -> bool:
+    """Does a number in ``text`` count ``term`` (or a near term of it)?"""
+    counted = counts_of(text)
+    return term in counted or bool(near.get(term, set()) & counted)
 
 
 SCORERS: dict[str, UnitScorer] = {s.name: s for s in (
@@ -219,8 +324,10 @@ SCORERS: dict[str, UnitScorer] = {s.name: s for s in (
     UnitScorer("full-type-always", lexical=0.6, type=0.3, info=0.1, prior=0.1, kind=0.1),
     UnitScorer("full-info0.3", lexical=0.6, type=0.3, info=0.3, prior=0.1, kind=0.1,
                type_needs_terms=True),
-    UnitScorer("full", lexical=0.6, type=0.3, info=0.1, prior=0.1, kind=0.1,
+    UnitScorer("full-unnamed", lexical=0.6, type=0.3, info=0.1, prior=0.1, kind=0.1,
                type_needs_terms=True),
+    UnitScorer("full", lexical=0.6, type=0.3, info=0.1, prior=0.1, kind=0.1,
+               type_needs_terms=True, named=0.5, counts=True),
 )}
 
 
@@ -243,16 +350,42 @@ class AnswerOptions:
     reranker_weight: float = 0.5
 
 
+CONTINUE_GAP_S = 1.0
+"""A lead sentence without an end mark runs on into a sentence said within this gap in
+its moment (the gap that cuts a sentence at a pause, `memory.store.units.PAUSE_S`)."""
+_FINISHED = re.compile(r"[.!?…]['\")\]]*$")
+
+
 def lead_units(units: Sequence[Evidence], most: int = 4) -> list[Evidence]:
     """The units an answer leads with: the first (best) one and those scoring within
-    `CLOSE_SCORE` of it, other texts only, at most ``most``."""
+    `CLOSE_SCORE` of it, other texts only, at most ``most``. A first sentence without an
+    end mark is quoted with the sentence that follows it in its moment (`continued`)."""
     if not units:
         return []
-    out: list[Evidence] = []
-    for u in units:
+    first, after = continued(units[0], units)
+    out: list[Evidence] = [first]
+    for u in units[1:]:
+        if u is after:
+            continue
         if u.score >= units[0].score - CLOSE_SCORE and all(u.text != o.text for o in out):
             out.append(u)
     return out[:most]
+
+
+def continued(lead: Evidence, units: Sequence[Evidence]) -> tuple[Evidence, Evidence | None]:
+    """``lead`` run on into the next sentence of its moment when it ends unfinished (no
+    ``.!?``: Whisper left it unpunctuated and the units cut it before a capitalised word,
+    "When wolves returned to Yellowstone" + "Rivers and forests changed too."), and the
+    unit appended (None when nothing was)."""
+    if lead.kind != SAID or _FINISHED.search(lead.text.strip()):
+        return lead, None
+    nxt = min((u for u in units if u.kind == SAID and u.segment_id == lead.segment_id
+               and lead.end - 0.25 <= u.start <= lead.end + CONTINUE_GAP_S and u is not lead),
+              key=lambda u: u.start, default=None)
+    if nxt is None:
+        return lead, None
+    return dataclasses.replace(lead, text=f"{lead.text.strip()} {nxt.text.strip()}",
+                               end=nxt.end), nxt
 
 
 def idf_weights(terms: Sequence[str], docs: int, doc_freq: Mapping[str, int]) -> dict[str, float]:

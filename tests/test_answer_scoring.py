@@ -3,11 +3,24 @@ must not match (the dense part is zeroed so the lexical part is what is measured
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from memory.answer import FUZZY_CREDIT, SCORERS, near_terms
-from memory.evidence import SAID, Evidence
+from memory.answer import (
+    FUZZY_CREDIT,
+    SCORERS,
+    ExtractiveAnswerer,
+    content_terms,
+    counted_term,
+    counts_of,
+    lead_units,
+    named_terms,
+    near_terms,
+    sounds_alike,
+)
+from memory.evidence import SAID, SHOWN, Evidence, Moment
 from memory.lexical import tokenize
 
 
@@ -47,3 +60,102 @@ def test_near_terms_one_typo_two_for_long_words_none_for_short_ones():
 def test_transposed_letters_are_one_typo():
     vocab = set(tokenize("Samarkand"))
     assert near_terms(tokenize("Samrakand"), vocab)[tokenize("Samrakand")[0]] == vocab
+
+
+# -- what the question names and counts -------------------------------------------------
+def _full(question, texts, groups=None, scorer="full"):
+    """The full scorer with no dense signal, each text a unit (``groups``: the moment of
+    each unit; default one moment per unit)."""
+    units = [Evidence(SAID, t, float(i), float(i) + 1.0) for i, t in enumerate(texts)]
+    vectors = np.zeros((len(units), 4), np.float32)
+    scorer = SCORERS[scorer] if isinstance(scorer, str) else scorer
+    return scorer.score(question, np.zeros(4, np.float32), units, vectors,
+                                 [1.0] * len(units), {}, groups=groups)
+
+
+UNNAMED = dataclasses.replace(SCORERS["full"], named=0.0)
+
+
+def test_generic_words_are_dropped_as_terms():
+    # stemmed like every term: "many" -> "mani", "displayed" -> "display"
+    assert content_terms("How many moons were displayed by the lecturer?") == ["moon"]
+
+
+def test_the_names_a_question_holds():
+    assert named_terms("Who built the Hanging Gardens of Babylon?") == \
+        tokenize("Hanging Gardens Babylon")
+    assert named_terms("What does DNA carry?") == ["dna"]
+    assert named_terms("What does the heart pump?") == []  # the first word is no name
+
+
+def test_a_unit_missing_the_name_the_question_asks_about_is_marked_down():
+    question = "Who built the Hanging Gardens of Babylon?"
+    other = "The Great Wall was built by the Ming emperors over two centuries."
+    named, missing = _full(question, ["Nebuchadnezzar built the Hanging Gardens of "
+                                      "Babylon for his wife.", other])
+    without_rule = _full(question, [other], scorer=UNNAMED)[0]
+    # a name and a shared verb: once nearly an answer, now below it by the penalty
+    assert missing <= without_rule - SCORERS["full"].named
+    assert named > missing + SCORERS["full"].named
+    # named elsewhere in the same moment (a slide title): that moment is about it
+    titled = _full(question, [other, "The Hanging Gardens of Babylon"], groups=[0, 0])[0]
+    assert titled == pytest.approx(without_rule)
+
+
+def test_a_misheard_name_still_supports_the_unit():
+    # Whisper: "Calvin" -> "Kelvin" (sounds alike), "Antarctica" -> "Antarctic" (a prefix)
+    for question, heard in (
+            ("What does the Calvin cycle fix into sugar?",
+             "The Kelvin cycle then fixes carbon dioxide into sugar."),
+            ("What do ice cores from Antarctica record?",
+             "Ice cores from Antarctic record the climate of the last 800,000 years.")):
+        assert _full(question, [heard])[0] == pytest.approx(
+            _full(question, [heard], scorer=UNNAMED)[0])
+    assert sounds_alike("calvin", "kelvin") and not sounds_alike("pyramid", "wall")
+
+
+def test_how_many_wants_a_count_of_what_it_asks_about():
+    question = "How many moons does Saturn have?"
+    texts = ["Saturn has 146 known moons.",
+             "Saturn's rings stretch 280,000 kilometres but are thin.",  # counts kilometres
+             "Saturn's moons are mostly ice."]  # no count at all
+    assert counted_term(question) == "moon"
+    assert "moon" in counts_of(texts[0]) and "moon" not in counts_of(texts[1])
+    full = SCORERS["full"]
+    with_type = _full(question, texts)
+    no_type = _full(question, texts, scorer=dataclasses.replace(full, type=0.0))
+    bonus = with_type - no_type
+    assert bonus[0] > 0.0  # a count of moons answers it
+    assert bonus[1] == pytest.approx(-full.type)  # a count of something else: marked down
+    assert bonus[2] == 0.0
+
+
+# -- a sentence Whisper left unpunctuated ---------------------------------------------
+def _said(text, start, end, score):
+    return Evidence(SAID, text, start, end, 1, score)
+
+
+def test_an_unfinished_lead_sentence_is_quoted_with_its_continuation():
+    units = [_said("When the dam opened the valley", 10.0, 12.1, 1.3),  # cut before "Farms"
+             Evidence(SHOWN, "The Dam Opens", 8.0, 20.0, 1, 0.9),
+             _said("Farms downstream flooded within a week.", 12.4, 14.8, 0.4),
+             _said("Engineers had warned about it.", 15.0, 16.9, 0.3)]
+    lead = lead_units(units)
+    assert lead[0].text == "When the dam opened the valley Farms downstream flooded within a week."
+    assert (lead[0].start, lead[0].end, lead[0].score) == (10.0, 14.8, 1.3)
+    text = ExtractiveAnswerer().answer("What happened when the dam opened?",
+                                       [Moment(8.0, 20.0, 1.0, "", evidence=tuple(units))])
+    assert text == ('At 0:10 it was said: "When the dam opened the valley Farms downstream '
+                    'flooded within a week".')
+
+
+def test_a_finished_or_separate_sentence_is_not_extended():
+    after = _said("Farms downstream flooded within a week.", 12.4, 14.8, 0.4)
+    finished = [_said("The dam opened in spring.", 10.0, 12.1, 1.3), after]
+    assert [u.text for u in lead_units(finished)] == ["The dam opened in spring."]
+    paused = [_said("When the dam opened the valley", 10.0, 12.1, 1.3),
+              dataclasses.replace(after, start=13.5)]  # after a pause: a new sentence
+    assert [u.text for u in lead_units(paused)] == ["When the dam opened the valley"]
+    elsewhere = [_said("When the dam opened the valley", 10.0, 12.1, 1.3),
+                 dataclasses.replace(after, segment_id=2)]  # another moment
+    assert [u.text for u in lead_units(elsewhere)] == ["When the dam opened the valley"]

@@ -237,7 +237,7 @@ def _scores(reader: MemoryReader, question: str, vector: np.ndarray, units: list
     idf = idf_weights(terms, text_index.rows(), text_index.doc_freq(terms))
     vectors = np.vstack([r.embedding for r in records]).astype(np.float32)
     priors = [1.0 / (1.0 + j) for j in owners]
-    scores = scorer.score(question, vector, units, vectors, priors, idf)
+    scores = scorer.score(question, vector, units, vectors, priors, idf, groups=owners)
     reranker = reader.models.reranker
     if reranker is None:
         return scores, None
