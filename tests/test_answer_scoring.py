@@ -1,5 +1,6 @@
-"""The unit scorer's lexical part: exact terms, misspelt terms (one typo), and what it
-must not match (the dense part is zeroed so the lexical part is what is measured)."""
+"""The unit scorer without its dense part (zeroed, so what is measured is the rest):
+exact and misspelt terms (one typo), what it must not match, the names a question holds
+and the counts it asks for, and the lead sentence Whisper left unpunctuated."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from memory.answer import (
     counted_term,
     counts_of,
     lead_units,
-    named_terms,
     near_terms,
+    question_names,
     sounds_alike,
 )
 from memory.evidence import SAID, SHOWN, Evidence, Moment
@@ -82,17 +83,18 @@ def test_generic_words_are_dropped_as_terms():
 
 
 def test_the_names_a_question_holds():
-    assert named_terms("Who built the Hanging Gardens of Babylon?") == \
-        tokenize("Hanging Gardens Babylon")
-    assert named_terms("What does DNA carry?") == ["dna"]
-    assert named_terms("What does the heart pump?") == []  # the first word is no name
+    # runs of capitalised words (after the first word) and acronyms, as terms
+    assert question_names("Who built the Hanging Gardens of Babylon?") == \
+        [("hang", "garden"), ("babylon",)]
+    assert question_names("What does DNA carry?") == [("dna",)]
+    assert question_names("What does the heart pump?") == []  # the first word is no name
 
 
 def test_a_unit_missing_the_name_the_question_asks_about_is_marked_down():
     question = "Who built the Hanging Gardens of Babylon?"
     other = "The Great Wall was built by the Ming emperors over two centuries."
-    named, missing = _full(question, ["Nebuchadnezzar built the Hanging Gardens of "
-                                      "Babylon for his wife.", other])
+    answer = "Nebuchadnezzar built the Hanging Gardens of Babylon for his wife."
+    named, missing = _full(question, [answer, other])
     without_rule = _full(question, [other], scorer=UNNAMED)[0]
     # a name and a shared verb: once nearly an answer, now below it by the penalty
     assert missing <= without_rule - SCORERS["full"].named
@@ -100,6 +102,14 @@ def test_a_unit_missing_the_name_the_question_asks_about_is_marked_down():
     # named elsewhere in the same moment (a slide title): that moment is about it
     titled = _full(question, [other, "The Hanging Gardens of Babylon"], groups=[0, 0])[0]
     assert titled == pytest.approx(without_rule)
+
+
+def test_a_name_is_all_of_its_words():
+    # "Hanging Temple" is not named by "Hanging Gardens": one word alike is another name
+    question = "Who was the Hanging Temple built for?"
+    other = "The Hanging Gardens were built for a homesick queen."
+    assert _full(question, [other])[0] <= \
+        _full(question, [other], scorer=UNNAMED)[0] - SCORERS["full"].named
 
 
 def test_a_misheard_name_still_supports_the_unit():

@@ -152,3 +152,13 @@ def test_reciprocal_rank_fusion_rewards_agreement():
     assert fused[0][0] == 2
     assert {i for i, _ in fused} == {1, 2, 3, 4}
     assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)
+
+
+def test_term_statistics_of_the_rows_before_an_id(tmp_path):
+    """What a question asked at a time weighs its terms by: only the rows indexed by
+    then (a term of a later segment is as rare as a term never seen)."""
+    index = _index(tmp_path, {1: "pyramids of giza", 2: "the great wall", 3: "pyramid tombs"})
+    assert index.doc_freq(["pyramid", "wall"]) == {"pyramid": 2, "wall": 1}
+    assert index.doc_freq(["pyramid", "wall"], below=3) == {"pyramid": 1, "wall": 1}
+    assert index.doc_freq(["pyramid"], below=1) == {}
+    assert (index.rows(), index.rows(below=3), index.rows(below=1)) == (3, 2, 0)

@@ -170,7 +170,7 @@ def _by_content(reader: MemoryReader, question: str, vector: np.ndarray,
     records, owners = _candidate_units(reader, hits, now)
     flags = _boilerplate(reader, records, now)
     units = [to_evidence(r, 0.0, f) for r, f in zip(records, flags)]
-    scores, no_answer = _scores(reader, question, vector, units, records, owners)
+    scores, no_answer = _scores(reader, question, vector, units, records, owners, now)
     extras = {"scorer": options.scorer, "score": 0.0}
     usable = [i for i in range(len(units)) if not units[i].boilerplate]
     if not usable:
@@ -225,16 +225,22 @@ def _boilerplate(reader: MemoryReader, records: list[UnitRecord], now: float) ->
 
 
 def _scores(reader: MemoryReader, question: str, vector: np.ndarray, units: list[Evidence],
-            records: list[UnitRecord], owners: list[int]):
+            records: list[UnitRecord], owners: list[int], now: float):
     """Each unit's score, and (with a SQuAD 2.0 style reranker) whether the model rates
-    "no answer" above the unit's best span (None without such a model)."""
+    "no answer" above the unit's best span (None without such a model). Terms are
+    weighed by the segments indexed by ``now``: a term of a later segment is as rare as
+    one never heard."""
     if not units:
         return np.zeros(0), None
     options = reader.options.answer
     scorer = SCORERS[options.scorer]
     terms = list(dict.fromkeys(content_terms(question)))
     text_index = reader.db.segment_text
-    idf = idf_weights(terms, text_index.rows(), text_index.doc_freq(terms))
+    below = None
+    if now < reader.duration:  # asked back in time: only what was indexed by then
+        ids = reader._index(SEGMENT).id_range(now)
+        below = ids[1] if ids else 0
+    idf = idf_weights(terms, text_index.rows(below), text_index.doc_freq(terms, below))
     vectors = np.vstack([r.embedding for r in records]).astype(np.float32)
     priors = [1.0 / (1.0 + j) for j in owners]
     scores = scorer.score(question, vector, units, vectors, priors, idf, groups=owners)

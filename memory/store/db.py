@@ -173,15 +173,26 @@ class TextIndex:
         docs, tokens = self._size()
         return fts5_bm25(query, text, docs, tokens, self.doc_freq(terms))
 
-    def doc_freq(self, terms: Sequence[str]) -> dict[str, int]:
-        """In how many rows each of ``terms`` (`memory.lexical.tokenize` terms) occurs."""
+    def doc_freq(self, terms: Sequence[str], below: int | None = None) -> dict[str, int]:
+        """In how many rows each of ``terms`` (`memory.lexical.tokenize` terms) occurs
+        (only rows with ids under ``below``, when given: what was indexed by a time)."""
         if not terms:
             return {}
-        return dict(self.conn.execute(
-            f"SELECT term, doc FROM {self.vocab} WHERE term IN ({_marks(terms)})", list(terms)))
+        if below is None:
+            return dict(self.conn.execute(
+                f"SELECT term, doc FROM {self.vocab} WHERE term IN ({_marks(terms)})",
+                list(terms)))
+        counts = ((t, self.conn.execute(
+            f"SELECT COUNT(*) FROM {self.table} WHERE {self.table} MATCH ? AND rowid < ?",
+            (f'"{t}"', below)).fetchone()[0]) for t in dict.fromkeys(terms))
+        return {t: int(n) for t, n in counts if n}
 
-    def rows(self) -> int:
-        return self._size()[0]
+    def rows(self, below: int | None = None) -> int:
+        """Rows in the index (with ids under ``below``, when given)."""
+        if below is None:
+            return self._size()[0]
+        return int(self.conn.execute(f"SELECT COUNT(*) FROM {self.table}_docsize WHERE id < ?",
+                                     (below,)).fetchone()[0])
 
     def _size(self) -> tuple[int, int]:
         """Rows and terms in the index; the terms are recounted only when rows changed
