@@ -22,8 +22,8 @@ The score of a unit (each part in 0..1) is a weighted sum of:
 - ``named``: taken off for the share of the question's names (`question_names`) that
   nothing in the unit's moment names ("How long is the Amazon?" on "The Nile is 6650
   kilometres long"), which also takes that share of the type bonus; with ``counts`` a
-  "how many X" question wants a number counting X, and a count of something else costs
-  the type bonus instead of earning it.
+  "how many X" question wants a number counting X for its type bonus, and a count of
+  something else costs as much as a missing name (it is about something else).
 
 `SCORERS` holds the variants the benchmark compares; the default was chosen on the
 tuning split (`venus bench qa --scorers all`). The `Answerer` Protocol
@@ -274,7 +274,7 @@ class UnitScorer:
     kind: float = 0.0  # the unit is of the kind the question asks about (said / shown)
     type_needs_terms: bool = False  # scale the type bonus by the question terms it holds
     named: float = 0.0  # taken off a unit whose moment names none of the question's names
-    counts: bool = False  # "how many X": a number counting something else costs the bonus
+    counts: bool = False  # "how many X": a number counting something else costs `named`
 
     def score(self, question: str, vector: np.ndarray, units: Sequence[Evidence],
               vectors: np.ndarray, priors: Sequence[float],
@@ -306,7 +306,9 @@ class UnitScorer:
                 # and goes with the share of its names the unit's moment lacks
                 bonus = self.type * (min(1.0, 2.0 * coverage) if self.type_needs_terms else 1.0)
                 if counted is not None and not _counts(counted, unit.text, near):
-                    bonus = -self.type  # a count of something else: a wrong answer
+                    # a count of something else: about something else, like a unit
+                    # whose moment lacks the question's names
+                    bonus = -max(self.named, self.type)
                 parts += bonus * (1.0 - missing[i])
             if self.info:
                 parts += self.info * min(1.0, len(have - set(terms)) / 5.0)
@@ -360,19 +362,18 @@ class AnswerOptions:
 
     ``scorer``: a name in `SCORERS`; ``min_score``: below it the memory abstains (the
     lead unit's score; calibrated for the default scorer on the answer benchmark's
-    tuning split, ``venus bench qa``: 1.046 with names and counts checked, abstention
-    1.00 at false abstention 0.00, the midpoint between the highest future question,
-    "How many cells does the human body contain?" on "Human cells contain about 20,000
-    genes" at ~1.00, and the lowest answered one at 1.09; 0.947 and 0.96 / 0.00 for
-    "full-unnamed"; recalibrate when changing the scorer, the embedder or adding a
-    reranker); ``moments``:
-    retrieved moments whose units are scored; ``reranker_weight``: how much a
-    `Reranker`'s score (squashed to 0..1) counts beside the unit score, when
-    ``MemoryModels.reranker`` is set.
+    tuning split, ``venus bench qa``: 0.946 with names and counts checked, abstention
+    1.00 at false abstention 0.00, the midpoint between the highest question that must
+    abstain (~0.80) and the lowest answered one (1.09); "full-unnamed" 0.934 and 0.96 /
+    0.00, as "How many cells does the human body contain?" was answered with "Human cells
+    contain about 20,000 genes" at 1.52; recalibrate when changing the scorer, the
+    embedder or adding a reranker); ``moments``: retrieved moments whose units are
+    scored; ``reranker_weight``: how much a `Reranker`'s score (squashed to 0..1) counts
+    beside the unit score, when ``MemoryModels.reranker`` is set.
     """
 
     scorer: str = "full"
-    min_score: float = 1.046
+    min_score: float = 0.946
     moments: int = 6
     reranker_weight: float = 0.5
 

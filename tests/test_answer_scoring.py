@@ -136,7 +136,8 @@ def test_how_many_wants_a_count_of_what_it_asks_about():
     no_type = _full(question, texts, scorer=dataclasses.replace(full, type=0.0))
     bonus = with_type - no_type
     assert bonus[0] > 0.0  # a count of moons answers it
-    assert bonus[1] == pytest.approx(-full.type)  # a count of something else: marked down
+    # a count of something else is about something else: as costly as a missing name
+    assert bonus[1] == pytest.approx(-full.named)
     assert bonus[2] == 0.0
 
 
