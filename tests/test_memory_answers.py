@@ -23,7 +23,11 @@ def models():
 def clip(tmp_path_factory, models):
     chunks, truth = build_stream(QA_LECTURE)
     mem = VideoMemory.create(tmp_path_factory.mktemp("mem") / "m", models=models)
-    mem.ingest(chunks)
+    # Live (30 s) speech batches: these tests pin answering on one hearing of the clip, and
+    # Whisper tiny.en hears this eSpeak clip worse in one 2-minute file batch ("Malkano"
+    # for both "volcano"s, "Fogel's emphasis" for "Photosynthesis lets"); the file batches'
+    # hearing is measured by `venus bench ingest --compare` (WER), not here.
+    mem.ingest(chunks, live=True)
     return mem, truth
 
 
@@ -90,7 +94,9 @@ def test_relative_anchors_just_now_the_start_and_after_a_slide(clip):
     start = mem.answer("What was on the slide at the start?", at=now)
     assert start.found and "Photosynthesis" in start.text
     after = mem.answer("What came after the slide about the water cycle?", at=now)
-    assert after.found and after.citations[0].start >= _slide(truth, "The Water Cycle")["end"] - 1
+    # after the slide went away (the segment the search finds holding it may end before)
+    assert after.found and after.evidence[0].start >= _slide(truth, "The Water Cycle")["end"] - 1
+    assert "Water Cycle" not in after.text and "6650" not in after.text
 
 
 def test_abstains_on_an_off_topic_question(clip):

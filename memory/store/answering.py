@@ -46,6 +46,7 @@ __all__ = ["answer_question", "evidence_between"]
 
 BOILERPLATE_MIN_FRAMES = 3
 BOILERPLATE_SHARE = 0.5
+_SPAN_S = 120.0  # how far a slide or sentence found in a moment is followed across segments
 _NEAR_S = 8.0  # a time in a pause between sentences is answered by the nearest one
 
 
@@ -76,10 +77,35 @@ def _resolve_topic(reader: MemoryReader, window: TimeFilter, now: float):
         if topic:
             found = reader._search(topic, reader._embed([topic])[0], 1, now)
             if found:
-                anchor = found[0]
+                anchor = _topic_span(reader, found[0], topic, now)
                 start, end = (anchor.end - 1.0, anchor.end + 180.0) if after else \
                     (anchor.start - 180.0, anchor.start)
     return start, end, anchor
+
+
+def _topic_span(reader: MemoryReader, moment: Moment, topic: str, now: float) -> Moment:
+    """``moment`` narrowed to when the topic itself was on: the slide or sentence in it that
+    shares most of the topic's terms, across the segment boundaries it spans. A segment is
+    a fixed stretch of time; "after the slide about X" means after that slide went away,
+    not after whichever segment the search found holding it (which can end before the
+    slide did, or long after)."""
+    terms = set(content_terms(topic))
+    units = [u for u in evidence_between(reader, moment.start - _SPAN_S, moment.end + _SPAN_S,
+                                         now) if not u.boilerplate]
+    shared = [(len(terms & set(content_terms(u.text))), u) for u in units
+              if u.start < moment.end and u.end > moment.start]
+    best = max(shared, key=lambda p: p[0], default=(0, None))[1] if terms else None
+    if best is None or not terms & set(content_terms(best.text)):
+        return moment
+    start, end = best.start, best.end
+    same = [u for u in units if u.kind == best.kind and u.text == best.text]
+    for u in sorted(same, key=lambda u: u.start):  # the same line, continued
+        if u.start <= end + 0.5 and u.end > end:
+            end = u.end
+    for u in sorted(same, key=lambda u: -u.end):
+        if u.end >= start - 0.5 and u.start < start:
+            start = u.start
+    return dataclasses.replace(moment, start=start, end=end)
 
 
 def _instant(window: TimeFilter, anchor: Moment | None, now: float,
@@ -90,8 +116,8 @@ def _instant(window: TimeFilter, anchor: Moment | None, now: float,
         return None
     if window.point is not None:
         return window.point, "at"
-    if window.after_topic and anchor is not None:
-        return min(anchor.end + 0.5, now), "at"
+    if window.after_topic and anchor is not None:  # the first thing after it went away
+        return min(anchor.end + 0.5, now), "earliest"
     if window.before_topic and anchor is not None:
         return max(anchor.start - 0.5, 0.0), "at"
     if window.order == "latest":
