@@ -181,8 +181,8 @@ def test_a_killed_ingest_resumes_with_the_same_vectors(built, text_models, embed
     full, chunks, _ = built
     models = with_images(text_models, embedder)
     mem = VideoMemory.create(tmp_path / "m", models=models)
-    with pytest.raises(_Killed):
-        mem.ingest(_dies_after(chunks, 33))
+    with pytest.raises(_Killed):  # live (30 s) batches: some key frames commit by chunk 33
+        mem.ingest(_dies_after(chunks, 33), live=True)
     assert 0 < len(mem.db.keyframe_vectors()) < 7
     mem.db.close()  # the process dies: nothing else is written
     mem._writer.release()
