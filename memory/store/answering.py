@@ -94,8 +94,8 @@ def _topic_span(reader: MemoryReader, moment: Moment, topic: str, now: float) ->
                                          now) if not u.boilerplate]
     shared = [(len(terms & set(content_terms(u.text))), u) for u in units
               if u.start < moment.end and u.end > moment.start]
-    best = max(shared, key=lambda p: p[0], default=(0, None))[1] if terms else None
-    if best is None or not terms & set(content_terms(best.text)):
+    count, best = max(shared, key=lambda p: p[0], default=(0, None))
+    if not count:
         return moment
     start, end = best.start, best.end
     same = [u for u in units if u.kind == best.kind and u.text == best.text]
