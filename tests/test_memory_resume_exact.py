@@ -9,9 +9,10 @@ of an ingest that never stopped.
 
 Two ways of feeding it, each with its speech batches: chunk by chunk with
 `VideoMemory.add` (live capture: 30 s batches; killed inside a batch, just past a commit
-and late in a 2-minute lecture), and a whole file with `VideoMemory.ingest` (2-minute
-batches on a 3.5-minute lecture: killed just after the first batch landed, and inside the
-next batch, so the resume is tested at the longer batch too).
+and late in a 2-minute lecture), and a whole file with `VideoMemory.ingest` (file batches,
+here 2 minutes long on a 3.5-minute lecture, so that one commits before the end: killed
+just after the first batch landed, and inside the next batch; the default 4-minute batch
+runs the same code with a larger number and would need a lecture over 5 minutes).
 """
 
 from __future__ import annotations
@@ -28,15 +29,22 @@ import pytest
 from memory import VideoMemory
 from memory.samples import make_lecture
 from memory.samples.topics import QUESTIONS
+from memory.store import SpeechOptions, StoreOptions
 
 pytestmark = pytest.mark.slow
+
+# 2-minute file batches (the child's too): on the 3.5-minute lecture one commits mid-file.
+_OPTIONS = StoreOptions(speech=SpeechOptions(file_batch_seconds=120.0,
+                                             file_max_batch_seconds=180.0))
 
 _CHILD = textwrap.dedent("""
     import os, signal, sys
     from memory import VideoMemory
+    from memory.store import SpeechOptions, StoreOptions
     from memory.video import open_video
     video, directory, kill_at, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    mem = VideoMemory.create(directory)
+    mem = VideoMemory.create(directory, options=StoreOptions(speech=SpeechOptions(
+        file_batch_seconds=120.0, file_max_batch_seconds=180.0)))
 
     def maybe_die(chunk):
         # Whisper hears a batch beside the caller, so a batch is committed some chunks
@@ -82,7 +90,7 @@ def lectures(tmp_path_factory):
 
 
 def _uninterrupted(lecture, directory, mode: str) -> dict:
-    mem = VideoMemory.create(directory)
+    mem = VideoMemory.create(directory, options=_OPTIONS)
     mem.ingest(lecture.video, live=mode == "add")
     snap = _snapshot(mem, lecture.truth)
     mem.close()
@@ -108,7 +116,7 @@ def test_kill_9_then_resume_gives_the_uninterrupted_memory(lectures, uninterrupt
                             str(kill_at), mode], env=env, capture_output=True, text=True)
     assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
     died_at = int(child.stdout.split()[-1])
-    mem = VideoMemory.open(directory)
+    mem = VideoMemory.open(directory, options=_OPTIONS)
     committed = mem.next_index
     assert 0 < committed <= died_at + 1  # it died mid-ingest with part of it committed
     assert died_at < chunks - 1

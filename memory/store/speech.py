@@ -64,15 +64,20 @@ class SpeechOptions:
 
     Whisper decodes the windows of one batch together (`WhisperTranscriber`), so a longer
     batch is cheaper per second: on the bench lectures (~25 s windows) 30 s batches took
-    128-166 CPU s of ASR per hour of video, 120 s batches 113-122. Live capture
+    128-166 CPU s of ASR per hour of video, 120 s batches 113-122. 240 s batches took
+    ~10% less CPU again than 120 s (ASR alone on the two 10-minute bench lectures,
+    machine shared, load ~2-3: 132 against 159 and 190 against 211 CPU s/h) at the
+    same WER (0.203 / 0.277 against 0.198 / 0.285), so a file batches by 4 minutes.
+    faster-whisper's own pipeline per batch (its Silero VAD and its packing of speech
+    into 30 s windows, in place of ours) heard the other voice worse (WER 0.358). Live capture
     (`VideoMemory.add`, the app's camera) keeps the short batch: what a crash loses is
     what is not committed yet, and a live viewer waits for it. A question flushes the
     batch either way."""
 
     batch_seconds: float = 30.0
     max_batch_seconds: float = 60.0
-    file_batch_seconds: float = 120.0
-    file_max_batch_seconds: float = 180.0
+    file_batch_seconds: float = 240.0
+    file_max_batch_seconds: float = 360.0
     merge_gap: float = 0.8
     max_region: float = 28.0
     pad: float = 0.2

@@ -5,8 +5,10 @@ three paths transcribe the whole lecture with the *same loaded* Whisper model an
 same decoding options (the memory transcriber's beam size, language and temperatures),
 so only the pipeline around the model differs:
 
-* ``memory``: what `VideoMemory` runs: one-second chunks into `SpeechBatcher` (the
-  memory's Silero VAD, regions batched, `Transcriber.transcribe_batch`), on one thread;
+* ``memory``: what `VideoMemory.ingest` runs on a file: one-second chunks into
+  `SpeechBatcher` with the file batch length (the memory's Silero VAD, regions batched,
+  `Transcriber.transcribe_batch`), on one thread;
+* ``memory_live``: the same with the live batch length (`VideoMemory.add`, a camera);
 * ``batched``: faster-whisper's ``BatchedInferencePipeline.transcribe`` (its own Silero
   VAD, speech packed into 30 s windows, ``batch_size`` windows per model call);
 * ``vad_filter``: faster-whisper's ``WhisperModel.transcribe(vad_filter=True)``.
@@ -31,7 +33,7 @@ import numpy as np
 
 __all__ = ["PATHS", "Comparison", "compare", "whisper_wer"]
 
-PATHS = ("memory", "batched", "vad_filter")
+PATHS = ("memory", "memory_live", "batched", "vad_filter")
 BATCH_SIZE = 8
 
 
@@ -121,11 +123,11 @@ def _timed(path: Callable, asr, vad, audio: np.ndarray, reference: str) -> dict[
             "wer": whisper_wer(reference, " ".join(w.text for w in words))}
 
 
-def _memory(asr, vad, audio: np.ndarray) -> list:
+def _memory(asr, vad, audio: np.ndarray, file: bool = True) -> list:
     from memory.media import VideoChunk
     from memory.store.speech import SpeechBatcher
 
-    batcher = SpeechBatcher(vad, asr, workers=False)
+    batcher = SpeechBatcher(vad, asr, workers=False, file=file)
     words = []
     for i in range(int(np.ceil(len(audio) / 16000))):
         chunk = VideoChunk(i, float(i), min(i + 1.0, len(audio) / 16000), (),
@@ -134,6 +136,10 @@ def _memory(asr, vad, audio: np.ndarray) -> list:
     words += [w for _, ws in batcher.flush() for w in ws]
     batcher.close()
     return words
+
+
+def _memory_live(asr, vad, audio: np.ndarray) -> list:
+    return _memory(asr, vad, audio, file=False)
 
 
 def _options(asr) -> dict[str, Any]:
@@ -163,4 +169,5 @@ def _words(segments) -> list:
             for s in segments for w in (s.words or []) if w.word.strip()]
 
 
-_PATHS = {"memory": _memory, "batched": _batched, "vad_filter": _vad_filter}
+_PATHS = {"memory": _memory, "memory_live": _memory_live, "batched": _batched,
+          "vad_filter": _vad_filter}
