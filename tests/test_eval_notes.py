@@ -9,14 +9,14 @@ import pytest
 from venus.cli import main
 from venus.errors import ConfigError
 from venus.eval.notes import DEFAULT_NOTES, NotesMemory, load_notes, write_notes
-from venus.eval.synth import INTERRUPTIONS, QUESTIONS
+from venus.eval.synth import INTERRUPTIONS, QUESTIONS, SOFT_INTERRUPTIONS
 
 
 def test_every_synthesized_question_finds_the_note_it_is_about():
     memory = NotesMemory(DEFAULT_NOTES)
     topic = {"leaves": 0, "sugar": 0, "photosynthesis": 0, "sunlight": 0, "roots": 1,
              "soil": 1, "water": 1, "seeds": 2, "bees": 2, "green": 3, "eat": 3}
-    for question in [q[0] for q in QUESTIONS] + list(INTERRUPTIONS):
+    for question in [q[0] for q in QUESTIONS] + list(INTERRUPTIONS) + list(SOFT_INTERRUPTIONS):
         [best] = memory.search(question, k=1)
         about = {DEFAULT_NOTES[i]["text"] for w, i in topic.items() if w in question.lower()}
         assert best.text in about, question

@@ -76,10 +76,44 @@ def test_every_family_says_every_part_at_one_level():
 
 
 def test_an_interruption_always_changes_the_topic():
-    from venus.eval.synth import INTERRUPTION_TOPICS, INTERRUPTIONS, QUESTION_TOPICS, QUESTIONS
+    from venus.eval.synth import (
+        INTERRUPTION_TOPICS,
+        INTERRUPTIONS,
+        QUESTION_TOPICS,
+        QUESTIONS,
+        SOFT_INTERRUPTIONS,
+        SOFT_TOPICS,
+    )
 
+    topics = dict(zip(INTERRUPTIONS + SOFT_INTERRUPTIONS, INTERRUPTION_TOPICS + SOFT_TOPICS))
     for seed, held in ((TUNING_SEED, False), (HELD_OUT_SEED, True)):
         for i in range(40):
             s = draw_spec(seed, i, held_out=held)
-            assert (QUESTION_TOPICS[QUESTIONS.index(s.question)]
-                    != INTERRUPTION_TOPICS[INTERRUPTIONS.index(s.interruption)])
+            assert QUESTION_TOPICS[QUESTIONS.index(s.question)] != topics[s.interruption]
+
+
+def test_tuning_has_remarks_that_open_like_interruptions_and_soft_interruptions():
+    """Remarks to someone else that begin "Wait, Sarah, ..." and interruptions with a soft
+    or no opener are tuning material only: the held-out draw is the one every session
+    measured, and its parts are drawn exactly as before."""
+    from venus.eval.synth import (
+        INTERRUPTIONS,
+        OPENER_REMARKS,
+        OTHER_NAMES,
+        OTHER_REMARKS,
+        SOFT_INTERRUPTIONS,
+    )
+
+    def forms(templates):
+        return {t.format(name=n) for t in templates for n in OTHER_NAMES}
+
+    tuning = [draw_spec(TUNING_SEED, i) for i in range(50)]
+    held = [draw_spec(HELD_OUT_SEED, i, held_out=True) for i in range(50)]
+    opener_remarks = [s for s in tuning if s.other in forms(OPENER_REMARKS)]
+    soft = [s for s in tuning if s.interruption in SOFT_INTERRUPTIONS]
+    assert 15 <= len(opener_remarks) <= 35 and 15 <= len(soft) <= 35
+    assert {s.family for s in opener_remarks} == {s.family for s in soft} == set(TUNING_FAMILIES)
+    assert all(s.other in forms(OTHER_REMARKS) and s.interruption in INTERRUPTIONS for s in held)
+    # the other tuning samples keep their remark and interruption from the common lists
+    assert all(s.other in forms(OTHER_REMARKS) for s in tuning if s not in opener_remarks)
+    assert all(s.interruption in INTERRUPTIONS for s in tuning if s not in soft)

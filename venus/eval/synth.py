@@ -10,7 +10,9 @@ overlap is placed *while the assistant speaks*: 0.8-2.0 s into its first speech 
 * ``user_interruption``: the same user changes the topic ("Wait, what do the roots do?"
   after a question about leaves; never the question's own topic);
 * ``user_backchannel``: the user's "mm-hmm", "yeah", "right", "okay", "I see", ...;
-* ``talking_to_other``: the user speaks to a named third person ("Sarah, close the door");
+* ``talking_to_other``: the user speaks to a named third person ("Sarah, close the door";
+  on the tuning split also "Wait, Sarah, ..." openers, and interruptions with a soft or
+  no opener: `OPENER_REMARKS`, `SOFT_INTERRUPTIONS`);
 * ``background_speech``: a different voice 10-25 dB below the user (a TV, a nearby
   talk), with seeded noise half of the time;
 * v1 ``pause_handling``: the question split by a 1.2-2.5 s pause (``timestamps`` = the
@@ -94,6 +96,20 @@ OTHER_REMARKS = ("{name}, can you pass me the salt?", "{name}, close the door pl
                  "{name}, the pizza is here.", "{name}, did you feed the cat?",
                  "{name}, we're leaving in five minutes.", "Hey {name}, grab my keys, would you?",
                  "{name}, turn the oven off.")
+# Tuning only (a held-out draw never uses them, so the held-out set is the one every
+# session measured): remarks to someone else that open the way an interruption does
+# ("Wait, Sarah, ..."), and interruptions whose opener is soft or absent ("And what do
+# the roots do?"). Each is drawn for about half of the tuning samples, from a stream of
+# its own, so every other part of a sample is drawn as before.
+OPENER_REMARKS = ("Wait, {name}, can you close the window?", "Hold on, {name}, can you get the door?",
+                  "Sorry, {name}, can you pass the salt?", "Hang on, {name}, where are my keys?",
+                  "Actually, {name}, we need more milk.", "{name}, wait, did you lock the car?",
+                  "Oh, {name}, the pizza is here.", "Stop, {name}, the dog is on the sofa.")
+SOFT_INTERRUPTIONS = ("And what do the roots do?", "So how do bees help plants?",
+                      "Um, why are leaves green?", "But where does the water come from?",
+                      "How do roots take up water?", "Okay, and why are leaves green?",
+                      "Oh, and what do roots take from the soil?", "Do bees help plants make seeds?")
+SOFT_TOPICS = ("roots", "seeds", "colour", "roots", "roots", "colour", "roots", "seeds")
 BACKGROUND = ("And now the weather for the weekend, sunny with light winds.",
               "The match ended two all after extra time.",
               "Traffic is heavy on the northern bypass this evening.",
@@ -143,6 +159,13 @@ def draw_spec(seed: int, index: int, held_out: bool = False) -> SampleSpec:
                                if topic != QUESTION_TOPICS[asked]])
     backchannel = rng.choice(BACKCHANNELS)
     other = rng.choice(OTHER_REMARKS).format(name=rng.choice(OTHER_NAMES))
+    if not held_out:
+        hard = random.Random(f"{seed}:{index}:hard")
+        if hard.random() < 0.5:
+            other = hard.choice(OPENER_REMARKS).format(name=hard.choice(OTHER_NAMES))
+        if hard.random() < 0.5:
+            interruption = hard.choice([x for x, topic in zip(SOFT_INTERRUPTIONS, SOFT_TOPICS)
+                                        if topic != QUESTION_TOPICS[asked]])
     # never the user's own voice in the background (Piper has one voice: another family then)
     apart = [f for f in BACKGROUND_FAMILIES if f == "human" or set(FAMILIES[f]) - {voice}]
     background_family = HELD_OUT_FAMILY if held_out else rng.choice(apart)
