@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from venus.events import OverlapKind
 from venus.frontend.floor import OverlapFacts, classify_overlap, leading_name
 from venus.perception.types import AddresseeCues
@@ -62,3 +64,64 @@ def test_words_the_gate_stopped_on_are_a_bid_even_when_the_final_words_lost_the_
     named = AddresseeCues(text="Sorry, John, close the door.", request=True, other_name="John")
     assert classify_overlap(OverlapFacts(named, False, True, 1.8, 5, stopped=True)) \
         is OverlapKind.OTHER_DIRECTED
+
+
+def test_a_remark_that_opens_like_an_interruption_is_for_the_person_it_names():
+    """"Wait, Sarah, can you ...": the opener is the kind that takes the floor, and the
+    gate may have paused the output on it, but the remark names someone else (rule 3) and
+    gets no reply. An opener followed by a question, or by the assistant's name, is ours."""
+    from venus.perception import PerceptionConfig, lexical_cues
+
+    config = PerceptionConfig(assistant_name="Venus")
+    for text, name in (("Wait, John, can you close the window?", "John"),
+                       ("Hold on, Emma, can you get the door?", "Emma"),
+                       ("Sorry, Mike, can you pass the salt?", "Mike"),
+                       ("Hang on, Tom. Where are my keys?", "Tom"),
+                       ("Oh, Sarah, the pizza is here.", "Sarah"),
+                       ("Actually, David, we need more milk.", "David"),
+                       ("Stop, Lisa! The dog is on the sofa.", "Lisa"),
+                       ("Stop David", "David")):  # the probe's read, cut after the name
+        cues = lexical_cues(text, 2.2, config)
+        assert cues.other_name == name and cues.other_directed, text
+        facts = OverlapFacts(cues, False, True, 2.2, len(text.split()), stopped=True)
+        assert classify_overlap(facts) is OverlapKind.OTHER_DIRECTED, text
+    for text in ("Wait, what do the roots do?", "Hold on, where does the water come from?",
+                 "Wait. What about the roots?", "Hold on. Why are leaves green?",
+                 "Sorry, Venus, how do bees help plants?", "Wait, Wait. What do roots do?",
+                 "Sorry, I'm", "Actually, I've"):
+        cues = lexical_cues(text, 2.2, config)
+        assert not cues.other_directed, text
+        facts = OverlapFacts(cues, False, True, 2.2, len(text.split()), stopped=True)
+        assert classify_overlap(facts) is OverlapKind.INTERRUPTION, text
+
+
+def test_an_output_the_gate_paused_waits_for_words_that_say_whom_the_overlap_is_for():
+    """The probe read "Wait" and the gate paused the output; at the chunk boundary the
+    overlap is still going and its words so far are the opener (or nothing): the listener
+    already hears the pause, so the verdict waits for the words ("Wait, John, ..." is for
+    John) instead of yielding the floor on the opener. Rule 13 still bounds the wait."""
+    for text in ("", "Wait,", "Hold on."):
+        going = OverlapFacts(AddresseeCues(text=text), False, False, 1.1, len(text.split()),
+                             stopped=True)
+        assert classify_overlap(going) is None, text
+        assert classify_overlap(replace(going, duration=2.6)) is OverlapKind.INTERRUPTION
+        assert classify_overlap(replace(going, ended=True, duration=0.5)) is OverlapKind.INTERRUPTION
+    named = OverlapFacts(AddresseeCues(text="Wait,"), False, False, 1.1, 1, named_other=True)
+    assert classify_overlap(named) is OverlapKind.OTHER_DIRECTED  # the probe read "Wait, John,"
+
+
+def test_the_probe_stops_early_on_a_question_that_opens_with_no_opener():
+    """"So how do bees help plants?", "And what do the roots do?": no "wait" or "hold on",
+    but the first second already reads as a question word and the next word (the
+    probe's "So how do", "and what do the"), and a loud question over the answer is a
+    bid for the floor (rule 8). A lone question word, a backchannel or a name first does
+    not stop the output."""
+    from venus.frontend.floor import early_stop
+
+    for text in ("So how do", "and what do the", "Um, why are", "But where does",
+                 "How do roots", "Okay, and why are", "What's the"):
+        assert early_stop(text), text
+    for text in ("What?", "What", "Mm-hmm.", "I see.", "Okay.", "Yeah, yeah.", "Oh, okay.",
+                 "Lisa, did you", "Sarah, can you pass", "Hey David, grab", "Right.", "Sure.",
+                 "Whatever.", "Who", "Anna, wait, did you"):
+        assert not early_stop(text), text

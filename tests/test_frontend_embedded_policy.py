@@ -59,14 +59,16 @@ def test_a_bare_opener_takes_the_floor(text):
     assert classify_overlap(facts(text, duration=0.4, on_topic=False)) is OverlapKind.INTERRUPTION
 
 
-def test_a_question_on_partial_words_waits_unless_on_topic_or_stopped():
+def test_a_question_on_partial_words_waits_unless_on_topic():
     """Rule 7: partial words of speech still going on that the gate let play."""
     ongoing = {"ended": False, "duration": 1.2}
     assert classify_overlap(facts("Hey, nay, did you drop?", on_topic=False, **ongoing)) is None
     assert classify_overlap(facts("Can you explain the roots?", on_topic=True, **ongoing)) \
         is OverlapKind.INTERRUPTION
+    # the gate paused the output on an opener: it stays paused until the words are in
     stopped = replace(facts("Hey, nay, did you drop?", on_topic=False, **ongoing), stopped=True)
-    assert classify_overlap(stopped) is OverlapKind.INTERRUPTION
+    assert classify_overlap(stopped) is None
+    assert classify_overlap(replace(stopped, ended=True)) is OverlapKind.INTERRUPTION
     # once ended, the final words decide as before
     assert classify_overlap(facts("Did you drop it?", on_topic=False)) is OverlapKind.INTERRUPTION
 
@@ -232,3 +234,46 @@ def test_a_loud_overlap_is_not_made_background_by_one_soft_chunk():
     decided = step(8, ended, speaking=False, final_words=finals, prosody=Prosody())
     kinds = [e.kind for e in decided.perceived if isinstance(e, OverlapClassified)]
     assert kinds == [OverlapKind.INTERRUPTION] and decided.floor is FloorAction.YIELD_FLOOR
+
+
+@pytest.mark.parametrize("words, replied", [
+    ("with the end of the road instead", True),  # Whisper's "Wait wait, ... the roots instead?"
+    ("Mike, the pizza is here.", False),          # named someone else: theirs
+    ("Mm-hmm.", False),                            # a backchannel
+])
+def test_words_said_over_the_answer_and_judged_after_it_ended_get_a_reply(words, replied):
+    """The user began over the answer and the answer ended before the overlap was decided;
+    its final words, judged whole, read as nothing for us (misheard: no question, no bid,
+    off topic). The user spoke over the assistant with several words: the assistant says
+    it did not catch them, which a listener hears as a reply, rather than stay silent. A
+    remark that names someone else, or a backchannel, still gets nothing."""
+    import numpy as np
+
+    from memory.media import VideoChunk
+    from memory.models.base import Word
+    from venus.frontend.base import DuplexFrame, Overlap, SessionView
+    from venus.frontend.embedded import CLARIFY, EmbeddedFrontend
+    from venus.perception import AddresseeCues, PerceptionFrame, Prosody
+    from venus.perception.types import SpeechBoundary
+
+    frontend = EmbeddedFrontend(None, mode="audio", config=CONFIG)
+    view = SessionView("s", 0.0, 0, True, (), (), (), (), ())
+    loud = Prosody(-20.0, 0.5, False)
+
+    def step(i, overlap, busy, **frame):
+        chunk = VideoChunk(i, float(i), float(i + 1), (), np.zeros(16000, np.float32))
+        p = PerceptionFrame(i, float(i), float(i + 1), 0.9, **frame)
+        return frontend.decide(DuplexFrame(chunk, p, overlap, busy), view)
+
+    step(6, Overlap(6.4), True, speaking=True, boundaries=(SpeechBoundary("onset", 6.4),), prosody=loud)
+    step(7, None, False, speaking=True, prosody=loud)  # the answer ended: the episode closed
+    step(8, None, False, speaking=False, transcribing=True, prosody=loud,
+         boundaries=(SpeechBoundary("offset", 8.2),))
+    said = words.split()
+    finals = tuple(Word(w, 6.4 + 0.3 * k, 6.6 + 0.3 * k) for k, w in enumerate(said))
+    off_topic = AddresseeCues(text=words, topic_similarity=0.05, on_topic=False)  # MiniLM's
+    decided = step(9, None, False, speaking=False, final_words=finals, prosody=Prosody(),
+                   cues=off_topic)
+    assert (decided.speech == CLARIFY) is replied, decided
+    if not replied:
+        assert decided.speech is None

@@ -307,7 +307,7 @@ def test_an_opener_the_probe_can_tell_early_pauses_the_output_early(models):
     """The probe reads the first second of an overlap densely (every 0.15 s from 0.25 s),
     so an opener that is recognisable from 0.25 s of speech pauses the output 0.4 s after
     the onset (read + probe latency), not at the next read of a sparse schedule (0.4 s
-    read: paused at 0.55 s). Reads stop once the output is paused."""
+    read: paused at 0.55 s)."""
     pad = PerceptionConfig().asr_pad_s
     probe = _OpenerAfter(0.25, pad)
     duplex, output = _probed_duplex(models, probe)
@@ -322,7 +322,50 @@ def test_an_opener_the_probe_can_tell_early_pauses_the_output_early(models):
         assert np.abs(output.rendered(ep.onset - 0.5, ep.onset)).max() > 0.005  # speaking
         assert np.abs(output.rendered(ep.onset + 0.25 + latency + 0.01, 3.0)).max() < 1e-3
         assert probe.reads[0] == pytest.approx(0.25, abs=0.01)
-        assert len(probe.reads) <= 2  # nothing more read once it took the floor
+    finally:
+        duplex.close()
+
+
+class _OpenerThenName(_OpenerAfter):
+    """Reads "Wait" from 0.25 s of speech and "Wait, John," from ``name_s``: the probe's
+    view of "Wait, John, can you close the window?"."""
+
+    def __init__(self, name_s: float, pad_s: float) -> None:
+        super().__init__(0.25, pad_s)
+        self.name_s = name_s
+
+    def transcribe(self, audio, offset=0.0):
+        from memory.models.base import Transcript, TranscriptSegment, Word
+
+        said = super().transcribe(audio, offset)
+        if len(audio) / SAMPLE_RATE + 1e-6 < self.pad_s + self.name_s:
+            return said
+        end = offset + len(audio) / SAMPLE_RATE
+        return Transcript((TranscriptSegment("Wait, John,", offset, end,
+                                             (Word("Wait,", offset, end), Word("John,", offset, end))),))
+
+
+def test_an_opener_that_goes_on_to_name_someone_else_resumes_the_output(models):
+    """"Wait, John, can you ...": the probe reads "Wait" and the gate pauses the output;
+    it keeps reading, and once a read names someone else the output plays on (ducked)
+    from there, within the 0.8 s a listener tolerates, and no later opener pauses it."""
+    pad = PerceptionConfig().asr_pad_s
+    probe = _OpenerThenName(0.55, pad)
+    duplex, output = _probed_duplex(models, probe)
+    mic = _interrupted_mic(models)
+    try:
+        output.queue(Utterance("u1", ANSWER), 0.0)
+        for i in range(3):
+            frame = duplex.hear(VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
+        ep = frame.overlap
+        assert ep is not None and ep.named_other and not ep.stopped, ep
+        latency = PerceptionConfig().probe_latency_s
+        paused = output.rendered(ep.onset + 0.25 + latency + 0.01, ep.onset + 0.55 + latency - 0.01)
+        assert np.abs(paused).max() < 1e-3
+        back = ep.onset + 0.55 + latency
+        assert back - (ep.onset + 0.25 + latency) < 0.8
+        assert np.abs(output.rendered(back + 0.05, 3.0)).max() > 1e-3  # playing on, ducked
+        assert len(probe.reads) == 6
     finally:
         duplex.close()
 

@@ -37,7 +37,8 @@ class Overlap:
     in its decision, or a floor action), or until the assistant's output has nothing
     more to play: ``quiet`` when the voice was well below the calibrated user at the
     onset, ``ended_at`` once the VAD confirmed its offset, ``words`` what the word probe
-    read of its beginning so far, ``stopped`` when the gate paused the output on them.
+    read of its beginning so far, ``stopped`` when the gate paused the output on them,
+    ``named_other`` when a read named someone else ("Wait, John, ...": played on).
     """
 
     onset: float
@@ -45,6 +46,7 @@ class Overlap:
     ended_at: float | None = None
     words: str = ""
     stopped: bool = False
+    named_other: bool = False
 
 
 @dataclass(frozen=True)

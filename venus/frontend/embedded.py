@@ -70,11 +70,15 @@ from venus.frontend.intents import Intent, detect_intent
 from venus.harness.context import MemoryView
 from venus.perception import AddresseeCues, PerceptionConfig, PerceptionFrame, lexical_cues
 
-__all__ = ["EmbeddedFrontend", "EmbeddedOptions", "resume_text"]
+__all__ = ["CLARIFY", "EmbeddedFrontend", "EmbeddedOptions", "resume_text"]
 
 logger = logging.getLogger(__name__)
 
 MODES = ("omni", "audio")
+# What the assistant says to words spoken over its answer that it could not make out
+# (`EmbeddedFrontend._misheard_bid`): a reply a listener hears, asking for them again.
+CLARIFY = "Sorry, I didn't catch that. Could you say it again?"
+CLARIFY_MIN_WORDS = 3
 
 _NO_PERCEPTION = ("EmbeddedFrontend needs live perception of the user: build the session "
                   "with venus.assistant(...), or give Session a "
@@ -200,12 +204,25 @@ class EmbeddedFrontend:
                 not released or self.options.floor.recheck_finals)
             if late or not released:
                 perceived.append(OverlapClassified(kind, _text(turn)))
+            if not late and not released and self._misheard_bid(turn, start or now, quiet, frame.cues):
+                return floor, CLARIFY, []
             if not late:
                 self._background = self._background or quiet
                 return floor, None, []
             self._after_interrupt = True  # a question for us after all: answer it
             floor = FloorAction.YIELD_FLOOR if duplex.speaking else floor
         return self._answer_turn(turn, start or now, view, floor, now, quiet, frame.cues)
+
+    def _misheard_bid(self, turn: list[Word], start: float, quiet: bool,
+                      heard: AddresseeCues | None) -> bool:
+        """Words the user began over the answer, judged after it ended, that read as for
+        nobody: loud, `CLARIFY_MIN_WORDS` or more, not a backchannel, naming no one.
+        Whisper misheard a question there ("Wait wait, ... the roots instead?" heard as
+        "with the end of the road instead"): say so rather than stay silent."""
+        if quiet or len(turn) < CLARIFY_MIN_WORDS:
+            return False
+        cues = self._turn_cues(_text(turn), turn[-1].end - start, heard)
+        return not (cues.backchannel or cues.other_name or cues.addressed_by_name)
 
     def _classify(self, duplex: DuplexFrame, frame: PerceptionFrame, perceived: list[Event],
                   now: float) -> FloorAction | None:
@@ -231,7 +248,8 @@ class EmbeddedFrontend:
         cues = self._episode_cues_for(frame, duration)
         facts = OverlapFacts(cues, quiet, ended, duration,
                              len(self._episode_words),
-                             frame.face_toward_camera if self._faces_seen else None, ep.stopped)
+                             frame.face_toward_camera if self._faces_seen else None, ep.stopped,
+                             ep.named_other)
         kind = classify_overlap(facts, self.options.floor)
         if kind is None:
             return None

@@ -44,6 +44,7 @@ class OverlapFacts:
     words: int
     face_toward_camera: bool | None = None
     stopped: bool = False  # the gate paused the output on early words that take the floor
+    named_other: bool = False  # the word probe read a name of someone else ("Wait, John,")
 
 
 def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> OverlapKind | None:
@@ -59,7 +60,8 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
         # or question is still the user's.
         asks = c.question or c.request or bid
         return OverlapKind.INTERRUPTION if asks and c.on_topic is not False else OverlapKind.BACKGROUND
-    if c.other_directed:  # rule 3
+    if c.other_directed or (f.named_other and not f.ended):  # rule 3
+        # (the probe's name stands until the final words are in, which are judged again)
         return OverlapKind.OTHER_DIRECTED
     short = f.ended and 1 <= f.words <= 2 and f.duration <= 1.5 and not (c.question or c.request or bid)
     if (c.backchannel or _MURMUR.match(c.text.lower())) and (f.ended or f.duration > 1.5) or short:  # rule 4
@@ -71,12 +73,15 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
         # while we talk is for someone in the room (a question or a bid still interrupts)
         return OverlapKind.OTHER_DIRECTED
     if c.question or c.request or bid:  # rules 7, 8
-        if not (f.ended or bid) and c.on_topic is not True \
-                and f.duration < policy.max_undecided_s:
-            # Partial words of speech still going on that the gate let play: a question
-            # not on the topic ("Hey, nay, did you drop?", Whisper's first take of "Hey
-            # David, grab my keys") may be for someone else: keep speaking until its
-            # final words are in.
+        # Partial words of speech still going on that the gate let play: a question not
+        # on the topic ("Hey, nay, did you drop?", Whisper's first take of "Hey David,
+        # grab my keys") may be for someone else: keep speaking until its final words
+        # are in. And speech still going on after the gate paused the output on its
+        # opener: the listener already hears the pause, and "Wait, John, can you ..."
+        # is for John: wait for the words that say whom it is for.
+        unsure = not (f.ended or bid) and c.on_topic is not True
+        paused = f.stopped and not f.ended
+        if (unsure or paused) and f.duration < policy.max_undecided_s:
             return None
         return OverlapKind.INTERRUPTION
     if f.words and (c.on_topic is False or f.face_toward_camera is False):  # rule 9
@@ -160,9 +165,19 @@ _EARLY_OPENER = re.compile(
     r"|" + _LEAD + r"(actual\W*)+$")
 
 
+# A question that opens with no opener: a question word and the word after it, first
+# (after a murmur or "and", "so", "but"): "So how do", "and what do the", "Um, why are".
+# A loud question over the answer is a bid for the floor (rule 8); a lone "What?" is not
+# enough, and a name first ("Lisa, did you") is for Lisa.
+_EARLY_QUESTION = re.compile(_LEAD + r"(what|what's|how|why|where|when|which|who)\W+[a-z']")
+
+
 def early_stop(text: str, config: PerceptionConfig | None = None) -> bool:
-    """Whether the first words of an overlap (the word probe's) take the floor or
-    address the assistant, so the gate stops the output before any full transcript."""
+    """Whether the first words of an overlap (the word probe's) take the floor, ask a
+    question or address the assistant, so the gate stops the output before any full
+    transcript."""
     if not text.strip():
         return False
-    return bool(_EARLY_OPENER.search(text.lower())) or lexical_cues(text, 0.5, config or PerceptionConfig()).addressed_by_name
+    low = text.lower()
+    return bool(_EARLY_OPENER.search(low) or _EARLY_QUESTION.search(low)) \
+        or lexical_cues(text, 0.5, config or PerceptionConfig()).addressed_by_name

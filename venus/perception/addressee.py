@@ -49,7 +49,20 @@ _NOT_NAMES = frozenset({
     "right", "sorry", "please", "actually", "alright", "hmm", "thanks", "look", "listen",
     "and", "but", "also", "then", "see", "hi", "hello", "sure", "fine", "great", "good",
     "anyway", "honestly", "basically", "first", "second", "next", "finally", "i",
+    "stop", "hold", "hang", "excuse", "pardon", "actually", "what", "why", "how",
+    # pronouns and determiners ("Sorry, I'm", "Hold on. We", "Right, I'll": a read cut
+    # after its first word)
+    "i'm", "i'll", "i've", "i'd", "we", "we're", "we'll", "you", "you're", "they", "he",
+    "she", "it", "it's", "there", "that", "this", "these", "those", "the", "my", "our",
+    "a", "an", "let's", "where", "when", "who", "which", "do", "does", "did", "can", "is",
 })
+# A name called out right after an opener or an interjection, set off by punctuation or
+# ending the words (the probe's read cut after it): "Wait, Sarah, ...", "Hold on, Tom.
+# Where ...", "Oh, Mike, ...", "Stop, Lisa! ...", "Stop David". A name has no apostrophe
+# ("Sorry, I'm" is not one).
+_AFTER_OPENER = re.compile(
+    r"\s*(?:(?i:wait|hold on|hang on|sorry|actually|stop|excuse me|oh|ah|um|uh|well|okay|ok|"
+    r"so|hey|now|look|listen|no|yes|yeah)[\s,.!]+)+([A-Z][a-z]+)\s*(?:[,.!]|$)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 
 
@@ -71,6 +84,9 @@ def _vocative(text: str, config: PerceptionConfig) -> str | None:
     head = re.match(r"\s*(?i:hey|hi|oi|so|okay|ok)?[\s,]*([A-Z][a-z'\-]+)\s*,", text)
     if head:
         candidates.append(head.group(1))
+    opened = _AFTER_OPENER.match(text)
+    if opened:  # "Wait, Sarah, can you ...": the opener is for the room, the name says whom
+        candidates.append(opened.group(1))
     hey = re.match(r"\s*(?i:hey|hi|oi)\s+([A-Z][a-z'\-]+)\b", text)
     if hey:
         candidates.append(hey.group(1))

@@ -40,7 +40,7 @@ from venus.errors import ConfigError
 from venus.events import FloorAction, OverlapClassified, OverlapKind
 from venus.frontend.base import Decision, DuplexFrame, Overlap
 from venus.frontend.floor import early_stop
-from venus.perception import PerceptionFrame, UserPerception
+from venus.perception import PerceptionFrame, UserPerception, lexical_cues
 from venus.perception.transcription import AsrJob
 from venus.speech import EchoCanceller, EchoOptions, OutputControl, SpeechOutput, TimedTextOutput
 
@@ -62,9 +62,10 @@ class GatePolicy:
     it has lasted each of ``probe_at_s`` (an overlap that ended sooner, a bare "Wait.",
     is read once the VAD has confirmed its end); when they take the floor
     (`venus.frontend.floor.early_stop`: "wait", "sorry", "hold on", the assistant's
-    name, ...) the output is paused there, as soon as the words are in, and the probe
-    reads no more. The frontend's verdict at the chunk boundary then releases the output
-    or stops it for good.
+    name, ...) the output is paused there, as soon as the words are in. The probe reads
+    on: when a later read calls someone else by name ("Wait, John, ...") the output plays
+    on from there (ducked) and no later opener pauses it. The frontend's verdict at the
+    chunk boundary then releases the output or stops it for good.
 
     The reads are dense in the first second, every 0.15 s from 0.25 s (a Silero onset
     is confirmed 64 ms in, and a one-syllable opener takes ~0.2 s): whether the probe
@@ -126,10 +127,17 @@ class OverlapGate:
         if self.episode is not None and self.episode.ended_at is None:
             self.episode = replace(self.episode, ended_at=at)
 
-    def heard(self, words: str, at: float, stop: bool) -> None:
-        """The probe read ``words`` at ``at``; ``stop``: they take the floor, pause there."""
+    def heard(self, words: str, at: float, stop: bool, named_other: bool = False) -> None:
+        """The probe read ``words`` at ``at``; ``stop``: they take the floor, pause there;
+        ``named_other``: they call someone else by name ("Wait, John, ..."): play on from
+        there, and no later opener pauses the output again."""
         ep = self.episode
         if ep is None:
+            return
+        if named_other or ep.named_other:
+            if ep.stopped:
+                self.output.resume(at)
+            self.episode = replace(ep, words=words, stopped=False, named_other=True)
             return
         self.episode = replace(ep, words=words, stopped=ep.stopped or stop)
         if stop and not ep.stopped:
@@ -247,14 +255,12 @@ class DuplexIO:
     def _probe(self, now: float) -> None:
         """Read the open overlap's first words at each probe time it has reached by
         ``now``, in order, acting on each read visible by then; once one paused the
-        output, no more are read (see `GatePolicy`)."""
+        output, they go on: a later read may name someone else (see `GatePolicy`)."""
         gate, ep = self.gate, self.gate.episode
         if ep is None or ep.quiet:
             return
         self._read_probes(now)
         for after in self.options.gate.probe_at_s[len(gate.probes):]:
-            if gate.episode.stopped:
-                break
             at = ep.onset + after
             # A short "Wait." may end before the first probe time: read it once the VAD
             # has confirmed its end (the audio after the end is silence anyway).
@@ -279,8 +285,9 @@ class DuplexIO:
             gate.read += 1
             text = " ".join(w.text for w in words).strip()
             if text:
+                cues = lexical_cues(text, 1.0, self.perception.config)
                 gate.heard(text, max(job.due, job.submitted),
-                           early_stop(text, self.perception.config))
+                           early_stop(text, self.perception.config), cues.other_directed)
 
     def _audible(self, reference: np.ndarray | None, start: float, at: float) -> bool:
         """Whether the output was audible from 0.25 s before the onset ``at`` to 0.1 s
