@@ -119,7 +119,9 @@ def test_the_probe_stops_early_on_a_question_that_opens_with_no_opener():
     from venus.frontend.floor import early_stop
 
     for text in ("So how do", "and what do the", "Um, why are", "But where does",
-                 "How do roots", "Okay, and why are", "What's the"):
+                 "How do roots", "Okay, and why are", "What's the",
+                 # cut right after the question word, once something led to it
+                 "and what?", "um, why", "So how?", "but what?"):
         assert early_stop(text), text
     for text in ("What?", "What", "Mm-hmm.", "I see.", "Okay.", "Yeah, yeah.", "Oh, okay.",
                  "Lisa, did you", "Sarah, can you pass", "Hey David, grab", "Right.", "Sure.",

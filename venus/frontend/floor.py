@@ -169,7 +169,11 @@ _EARLY_OPENER = re.compile(
 # (after a murmur or "and", "so", "but"): "So how do", "and what do the", "Um, why are".
 # A loud question over the answer is a bid for the floor (rule 8); a lone "What?" is not
 # enough, and a name first ("Lisa, did you") is for Lisa.
-_EARLY_QUESTION = re.compile(_LEAD + r"(what|what's|how|why|where|when|which|who)\W+[a-z']")
+# Cut right after the question word it is still one when a murmur or "and", "so", "but"
+# led to it ("and what?", "um, why").
+_EARLY_QUESTION = re.compile(
+    _LEAD + r"(?:(what|what's|how|why|where|when|which|who)\W+[a-z']"
+    r"|(?<=[a-z])\W+(what|how|why|where|when)\b)")
 
 
 def early_stop(text: str, config: PerceptionConfig | None = None) -> bool:
