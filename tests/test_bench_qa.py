@@ -30,7 +30,7 @@ def test_a_reader_accepts_numbers_and_spellings_either_way():
 @pytest.mark.parametrize("name", sorted(SPLITS))
 def test_every_fact_is_where_its_kind_says(name):
     """Spoken facts are said and not shown, slide facts shown and not said, and every
-    topic has its questions; the two splits share no topic."""
+    topic has its questions; no two splits share a topic or a voice family."""
     split = SPLITS[name]
     topics = {t[0]: t for t in split.topics}
     assert set(topics) == set(split.qa)
@@ -42,7 +42,9 @@ def test_every_fact_is_where_its_kind_says(name):
         assert contains(qa.slide[0], qa.slide[2]) and not contains(" ".join(narration),
                                                                    qa.slide[2]), title
         assert contains(" ".join([*narration, shown]), qa.content[1]), title
-    assert not set(SPLITS["tuning"].qa) & set(SPLITS["held-out"].qa)
+    for a, b in (("tuning", "held-out"), ("tuning", "dev"), ("dev", "held-out")):
+        assert not set(SPLITS[a].qa) & set(SPLITS[b].qa), (a, b)
+    assert len({s.voice.partition(":")[0] for s in SPLITS.values()}) == len(SPLITS)
 
 
 def _truth(split):

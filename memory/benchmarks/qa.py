@@ -15,9 +15,11 @@ off_topic   about nothing in the lecture                                        
 future      a spoken or slide fact of a later topic                             before it
 ==========  ==================================================================  =========
 
-Splits: ``tuning`` (the sample lecture's topics, seed 0, eSpeak ``en-us``) and
-``held-out`` (other subjects, seed 2027, Piper's neural ``en_US-joe-medium`` voice). Thresholds are chosen on the
-tuning split only (`calibrate`).
+Splits: ``tuning`` (the sample lecture's topics, seed 0, eSpeak ``en-us``), ``dev``
+(a third topic set, `memory.benchmarks.qa_dev`, seed 4242, Flite's ``slt`` voice: a
+split to diagnose on that nothing was written against) and ``held-out`` (other subjects,
+seed 2027, Piper's neural ``en_US-joe-medium`` voice). Thresholds are chosen on the
+tuning and dev splits only (`calibrate`), never on held-out.
 
 Scoring is what a reader of ``Answer.text`` sees, strictly: a key is right when the
 memory answered (``found``) and the text holds one of the accepted phrases, compared as
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memory.answer import NOT_SEEN
 from memory.benchmarks.qa_data import (
     HELD_OUT_OFF_TOPIC,
     HELD_OUT_QA,
@@ -43,7 +46,7 @@ from memory.benchmarks.qa_data import (
     TUNING_QA,
     TopicQA,
 )
-from memory.answer import NOT_SEEN
+from memory.benchmarks.qa_dev import DEV_OFF_TOPIC, DEV_QA, DEV_TOPICS
 from memory.evidence import format_time
 from memory.models.textnorm import normalize_words
 from memory.samples.lecture import LectureScript, Slide
@@ -74,6 +77,7 @@ SPLITS = {
     "tuning": Split("tuning", TOPICS, TUNING_QA, TUNING_OFF_TOPIC, 0, "espeak:en-us"),
     "held-out": Split("held-out", HELD_OUT_TOPICS, HELD_OUT_QA, HELD_OUT_OFF_TOPIC, 2027,
                       "piper:en_US-joe-medium"),
+    "dev": Split("dev", DEV_TOPICS, DEV_QA, DEV_OFF_TOPIC, 4242, "flite:slt"),
 }
 
 
@@ -118,8 +122,8 @@ def qa_script(split: Split) -> LectureScript:
         shown = split.qa[title].slide[0]
         slides.append(Slide(title, [*bullets, shown], list(narration),
                             min_seconds=rng.uniform(25.0, 45.0)))
-    title = "A Short Tour of the Natural Sciences" if split.name == "tuning" \
-        else "Ideas That Shaped the World"
+    title = {"tuning": "A Short Tour of the Natural Sciences",
+             "dev": "Things Worth Knowing"}.get(split.name, "Ideas That Shaped the World")
     return LectureScript(title, slides, split.seed)
 
 

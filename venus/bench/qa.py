@@ -35,6 +35,10 @@ DESCRIPTION = ("answers from the video memory: key accuracy per question kind, a
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--held-out", action="store_true",
                    help="the held-out split (other topics, another voice): report only")
+    p.add_argument("--split", choices=("tuning", "dev", "held-out"), default=None,
+                   help="the split (default tuning; --held-out is --split held-out); dev "
+                        "(a third topic set and voice family) reports at the default "
+                        "threshold with its trade-off table")
     p.add_argument("--scorers", default="default",
                    help="'default', 'all', or comma-separated names of memory.answer.SCORERS "
                         "(tuning split only)")
@@ -87,8 +91,9 @@ def _scorer_names(arg: str, held_out: bool) -> list[str]:
     return names
 
 
-def _run_variant(mem, qs, name: str, calibrate_it: bool):
-    """Results of one scorer; on the tuning split its threshold is calibrated here."""
+def _run_variant(mem, qs, name: str, calibrate_it: bool, fixed: bool = False):
+    """Results of one scorer; on the tuning split its threshold is calibrated here
+    (``fixed``: the trade-off table is made, the default threshold kept)."""
     from memory.benchmarks.qa import ask_all, calibrate, summarize
 
     options = mem.options.answer
@@ -103,6 +108,17 @@ def _run_variant(mem, qs, name: str, calibrate_it: bool):
     if not calibrate_it:
         return results, summarize(results), options.min_score, []
     threshold, table = calibrate(results)
+    if fixed:  # the default threshold, its row in the table
+        threshold = options.min_score
+        s = summarize(results, threshold)
+        pool = [r for r in results if r.question.kind not in ("time_said", "time_slide")
+                and not r.extras.get("anchored_answer")]
+        abstained = [r for r in pool if r.score < threshold]
+        table = sorted(table + [{
+            "threshold": threshold, "abstention_accuracy": s["abstention_accuracy"],
+            "false_abstention": s["false_abstention"],
+            "abstain_precision": sum(not r.question.answerable for r in abstained)
+            / len(abstained) if abstained else 1.0}], key=lambda r: r["threshold"])
     return results, summarize(results, threshold), threshold, table
 
 
@@ -133,14 +149,17 @@ def run(args: argparse.Namespace) -> BenchReport:
     from memory.benchmarks.qa import ANSWERABLE, KINDS, SPLITS, questions
 
     torch.set_num_threads(1)  # as in bench memory: one torch thread is faster when shared
-    split = SPLITS["held-out" if args.held_out else "tuning"]
+    name = "held-out" if args.held_out else (args.split or "tuning")
+    args.held_out = name == "held-out"
+    split = SPLITS[name]
     work = Path(args.work)
     mem, truth, ingest_s = _memory(split, work, args.fresh, args.asr)
     qs = questions(split, truth)
     print(f"split {split.name}: {mem.duration:.0f} s lecture, {len(qs)} questions")
     variants = {}
     for name in _scorer_names(args.scorers, args.held_out):
-        variants[name] = _run_variant(mem, qs, name, calibrate_it=not args.held_out)
+        variants[name] = _run_variant(mem, qs, name, calibrate_it=not args.held_out,
+                                      fixed=split.name == "dev")
     default = _scorer_names("default", True)[0]
     results, figures, threshold, table = variants.get(default) or next(iter(variants.values()))
     _show(results, args.show, threshold if not args.held_out else None)
@@ -168,7 +187,7 @@ def run(args: argparse.Namespace) -> BenchReport:
                     for r in results],
     })
     _print_variants(variants)
-    _print_tradeoff(table, threshold)
+    _print_tradeoff(table, threshold, split.name)
     keys = figures["key_accuracy"]
     summary = (f"qa {split.name} (ASR {args.asr or 'tiny.en'}): key accuracy "
                + ", ".join(f"{k} {v:.2f}" for k, v in keys.items())
@@ -211,10 +230,10 @@ def _print_variants(variants) -> None:
               f"{s['abstention_accuracy']:.2f}  false {s['false_abstention']:.2f}")
 
 
-def _print_tradeoff(table, threshold) -> None:
+def _print_tradeoff(table, threshold, split: str = "tuning") -> None:
     if not table:
         return
-    print("\nabstention trade-off of the default scorer (tuning split):")
+    print(f"\nabstention trade-off of the default scorer ({split} split):")
     print("  threshold  abstention  false-abstention  abstain-precision")
     rows = _thin(table)
     rows = sorted(rows + [r for r in table if abs(r["threshold"] - threshold) < 1e-9

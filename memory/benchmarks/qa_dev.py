@@ -1,0 +1,268 @@
+"""The dev split of the answer benchmark (`memory.benchmarks.qa`): data only.
+
+A third topic set, disjoint from the tuning topics (introductory science) and the
+held-out ones, spoken in a third voice family (Flite) with its own seed. It exists to
+diagnose and to choose on: rules and thresholds may be checked here as on the tuning
+split, so the held-out split stays unseen. The topics mix people, places, dates, counts
+and reasons, as any lecture does; questions paraphrase the narration the way a listener
+would ask, not the way the sentence was written. Same layout as
+`memory.benchmarks.qa_data`.
+"""
+
+from __future__ import annotations
+
+from memory.benchmarks.qa_data import TopicQA
+
+__all__ = ["DEV_OFF_TOPIC", "DEV_QA", "DEV_TOPICS"]
+
+DEV_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("The Vikings",
+     ("Seafarers from Scandinavia", "Raids, trade and settlement",
+      "Longships with shallow hulls"),
+     ("The Vikings were seafarers who sailed out of Scandinavia from the late eighth century.",
+      "Their longships had shallow hulls, so they could row far up rivers.",
+      "They raided monasteries, but they also traded silver, furs and slaves.",
+      "Leif Erikson reached North America about five hundred years before Columbus.",
+      "Viking settlers founded the city of Dublin in Ireland.",
+      "Their age is usually said to end in 1066.")),
+    ("The Renaissance",
+     ("A rebirth of classical learning", "Art, science and humanism",
+      "Linear perspective in painting"),
+     (("The Renaissance was a rebirth of interest in the art and learning of ancient Greece "
+       "and Rome."),
+      "It began in Florence, where rich banking families paid for painters and architects.",
+      "The Medici family was the most famous of these patrons.",
+      "Leonardo da Vinci filled his notebooks with designs for flying machines.",
+      "Painters learned to use linear perspective to make flat pictures look deep.",
+      "The movement spread north to France, Germany and England over two centuries.")),
+    ("Coffee",
+     ("First brewed in Ethiopia and Yemen", "Caffeine keeps us awake",
+      "Brazil grows the most"),
+     ("Coffee comes from the roasted seeds of a small red fruit called the coffee cherry.",
+      ("Legend says a goat herder in Ethiopia noticed his goats dancing after eating the "
+       "berries."),
+      "By the fifteenth century coffee was brewed in the monasteries of Yemen.",
+      "Caffeine works by blocking adenosine, the chemical that makes us feel tired.",
+      "Today Brazil grows about a third of the world's coffee.",
+      "Arabica beans taste sweeter, while robusta beans carry more caffeine.")),
+    ("The Human Brain",
+     ("About 86 billion neurons", "The cortex handles thought and language",
+      "Sleep clears waste from the brain"),
+     ("The human brain weighs about one and a half kilograms.",
+      "It holds roughly 86 billion nerve cells called neurons.",
+      "The outer layer, the cortex, handles thinking, language and planning.",
+      "The hippocampus, deep inside, helps to store new memories.",
+      "Although it is only two percent of body weight, the brain uses a fifth of our energy.",
+      "During sleep, fluid washes waste products out of the brain.")),
+    ("Deserts",
+     ("Little rain falls in a year", "Hot deserts and cold deserts",
+      "Plants store water in stems"),
+     ("A desert is any place that gets less than 250 millimetres of rain in a year.",
+      "The largest hot desert is the Sahara, which is almost as big as the United States.",
+      "Antarctica counts as a desert too, because so little snow falls there.",
+      "Cactus plants store water in their thick stems and have spines instead of leaves.",
+      "A camel can go a week without drinking and lose a quarter of its body weight.",
+      "At night the sand cools quickly because there are no clouds to hold the heat.")),
+    ("Bicycles",
+     ("The safety bicycle", "Air filled tyres made riding smooth",
+      "The most efficient way to travel"),
+     ("The first bicycles had no pedals at all, and riders pushed along with their feet.",
+      "The penny farthing had a huge front wheel and was easy to fall from.",
+      "The safety bicycle of the 1880s had two equal wheels and a chain drive.",
+      "John Dunlop made the first practical air filled tyre for his son's tricycle.",
+      "A cyclist uses less energy per kilometre than a walker.",
+      "In the Netherlands there are more bicycles than people.")),
+    ("Chess",
+     ("Sixty four squares and sixteen pieces each", "Born in India as chaturanga",
+      "Computers now beat every human"),
+     (("Chess is played on a board of sixty four squares, with sixteen pieces for each "
+       "player."),
+      "It grew out of an Indian game called chaturanga about fifteen hundred years ago.",
+      "The queen became the strongest piece only in fifteenth century Spain.",
+      "A game ends in checkmate when the king is attacked and cannot escape.",
+      "In 1997 the computer Deep Blue beat the world champion Garry Kasparov.",
+      "There are more possible games of chess than atoms in the observable universe.")),
+    ("The Aztecs",
+     ("An empire in central Mexico", "A capital built on a lake",
+      "Conquered by Spain in 1521"),
+     (("The Aztecs built an empire in the valley of Mexico in the fourteenth and fifteenth "
+       "centuries."),
+      "Their capital, Tenochtitlan, stood on an island in Lake Texcoco.",
+      "Farmers grew maize on floating gardens called chinampas.",
+      "Cocoa beans were so valuable that they were used as money.",
+      "The Spanish soldier Hernan Cortes arrived in 1519 with a few hundred men.",
+      "Within two years the city had fallen, weakened by smallpox and war.")),
+    ("Penguins",
+     ("Flightless birds of the southern hemisphere", "Wings became flippers",
+      "Emperor penguins breed in winter"),
+     ("Penguins are birds that cannot fly, and almost all of them live south of the equator.",
+      ("Their wings have become stiff flippers that let them swim at up to thirty kilometres "
+       "an hour."),
+      "Emperor penguins are the largest, standing more than a metre tall.",
+      "The male emperor keeps the egg warm on his feet through the dark Antarctic winter.",
+      "Thick layers of fat and tightly packed feathers keep out the cold.",
+      "The little penguin of Australia is the smallest, at about thirty centimetres.")),
+    ("Jazz",
+     ("Born in New Orleans", "Blues, ragtime and improvisation", "Swing, bebop and beyond"),
+     ("Jazz grew up in New Orleans around the start of the twentieth century.",
+      "It mixed the blues, ragtime and the brass bands of the city.",
+      "Louis Armstrong made the trumpet solo the heart of the music.",
+      "In the swing era of the 1930s, big bands played for dancers across America.",
+      "Bebop musicians like Charlie Parker played faster and more complex lines.",
+      "Above all, jazz players improvise, so no two performances are the same.")),
+    ("The Metric System",
+     ("Created in France in the 1790s", "Units grow by tens",
+      "Used by almost every country"),
+     ("The metric system was created in France to replace hundreds of local units.",
+      ("The metre was first defined as one ten millionth of the distance from the pole to "
+       "the equator."),
+      "Every unit grows by factors of ten, so a kilometre is a thousand metres.",
+      "A litre is the volume of a cube ten centimetres on each side.",
+      "Today the metre is defined by the speed of light.",
+      "Only three countries have not fully adopted it, among them the United States.")),
+    ("Bridges",
+     ("Beam, arch and suspension", "Arches push outward on their supports",
+      "Cables carry the longest spans"),
+     ("The simplest bridge is a beam laid across a gap, like a log over a stream.",
+      "Roman engineers built stone arches that still stand after two thousand years.",
+      "An arch carries its load by pushing outward on the ground at each end.",
+      "Suspension bridges hang the road from steel cables strung between tall towers.",
+      "The Golden Gate Bridge in San Francisco opened in 1937.",
+      ("Engineers must also design for wind, since the Tacoma Narrows bridge shook itself "
+       "apart."))),
+    ("Glass",
+     ("Made by melting sand", "Soda lowers the melting point", "Float glass for windows"),
+     ("Glass is made by melting sand at about seventeen hundred degrees Celsius.",
+      "Adding soda and lime lowers the melting point and makes it easier to work.",
+      "Glassblowing was invented in Syria about two thousand years ago.",
+      "The island of Murano near Venice became famous for its glassmakers.",
+      "Modern window glass is made by floating molten glass on a bath of tin.",
+      ("Old windows are thicker at the bottom because of how they were made, not because "
+       "glass flows."))),
+    ("The Black Death",
+     ("Plague in the 1340s", "Carried by fleas on rats", "A third of Europe died"),
+     ("The Black Death reached Europe in 1347 on ships arriving in Sicily.",
+      "It was caused by a bacterium carried by fleas that lived on rats.",
+      "Victims developed painful swellings called buboes.",
+      "Within five years it had killed about a third of the people of Europe.",
+      "With so few workers left, wages rose and many serfs left their lords.",
+      ("Venice made ships wait forty days before landing, which gave us the word "
+       "quarantine."))),
+    ("Photography",
+     ("Light recorded by chemistry", "From metal plates to film",
+      "Digital sensors count light"),
+     (("The oldest surviving photograph was taken from a window in France and needed hours "
+       "of exposure."),
+      "Louis Daguerre made sharp pictures on silver coated copper plates in 1839.",
+      "Film cameras used grains of silver salts that darken where light falls.",
+      "George Eastman's Kodak camera of 1888 let anyone take pictures.",
+      "A digital sensor has millions of tiny wells that count photons.",
+      "The aperture and the shutter together control how much light reaches it.")),
+    ("Maps and Navigation",
+     ("Latitude from the stars", "Longitude needs a clock", "Satellites give a position"),
+     ("Sailors found their latitude by measuring the height of the sun or the pole star.",
+      "Longitude was harder, because it needs the exact time at home.",
+      "John Harrison built a clock that kept time at sea, and won a prize for it.",
+      "The Mercator projection keeps compass directions true but makes Greenland look huge.",
+      ("Satellite navigation works out your position from the signals of at least four "
+       "satellites."),
+      "Each signal carries a time from an atomic clock on board.")),
+)
+
+DEV_QA: dict[str, TopicQA] = {
+    "The Vikings": TopicQA(
+        ("Which Irish city did the Vikings found?", ("dublin",)),
+        ("The raid on Lindisfarne in 793 began the Viking Age",
+         "Which raid began the Viking Age?", ("lindisfarne",)),
+        ("Why could Viking ships travel up rivers?", ("shallow hulls",))),
+    "The Renaissance": TopicQA(
+        ("Which family paid for the artists of Florence?", ("medici",)),
+        ("Brunelleschi finished the dome of Florence Cathedral in 1436",
+         "When was the dome of Florence Cathedral finished?", ("1436",)),
+        ("Where did the Renaissance begin?", ("florence",))),
+    "Coffee": TopicQA(
+        ("What chemical does caffeine block?", ("adenosine",)),
+        ("Coffee houses opened in Constantinople in 1554",
+         "When did coffee houses open in Constantinople?", ("1554",)),
+        ("Which country grows the most coffee?", ("brazil",))),
+    "The Human Brain": TopicQA(
+        ("Which part of the brain helps to store new memories?", ("hippocampus",)),
+        ("Paul Broca found the speech area of the brain in 1861",
+         "Who found the speech area of the brain?", ("broca",)),
+        ("How much of the body's energy does the brain use?", ("a fifth",))),
+    "Deserts": TopicQA(
+        ("How long can a camel go without drinking?", ("a week",)),
+        ("The Atacama in Chile is the driest desert on Earth",
+         "Which is the driest desert on Earth?", ("atacama",)),
+        ("Why do deserts get cold at night?", ("no clouds", "cools quickly"))),
+    "Bicycles": TopicQA(
+        ("Who made the first practical air filled tyre?", ("dunlop",)),
+        ("Karl Drais built the first two wheeled running machine in 1817",
+         "Who built the first two wheeled running machine?", ("drais",)),
+        ("Where are there more bicycles than people?", ("netherlands",))),
+    "Chess": TopicQA(
+        ("Which computer beat Garry Kasparov?", ("deep blue",)),
+        ("Magnus Carlsen reached a record rating of 2882 in 2014",
+         "What record rating did Magnus Carlsen reach?", ("2882",)),
+        ("How does a game of chess end?", ("checkmate",))),
+    "The Aztecs": TopicQA(
+        ("What did the Aztecs use as money?", ("cocoa beans",)),
+        ("Moctezuma the Second was the emperor when the Spanish arrived",
+         "Who was the Aztec emperor when the Spanish arrived?", ("moctezuma",)),
+        ("Where was the Aztec capital built?", ("on an island", "lake texcoco"))),
+    "Penguins": TopicQA(
+        ("Where does the male emperor penguin keep the egg?", ("on his feet",)),
+        ("The Galapagos penguin lives right on the equator",
+         "Which penguin lives on the equator?", ("galapagos",)),
+        ("How fast can penguins swim?", ("thirty kilometres an hour",))),
+    "Jazz": TopicQA(
+        ("Who made the trumpet solo the heart of jazz?", ("armstrong",)),
+        ("Miles Davis recorded Kind of Blue in 1959",
+         "When did Miles Davis record Kind of Blue?", ("1959",)),
+        ("Where was jazz born?", ("new orleans",))),
+    "The Metric System": TopicQA(
+        ("How was the metre first defined?", ("ten millionth", "pole to the equator")),
+        ("The kilogram was redefined by the Planck constant in 2019",
+         "When was the kilogram redefined?", ("2019",)),
+        ("How many metres are in a kilometre?", ("thousand",))),
+    "Bridges": TopicQA(
+        ("When did the Golden Gate Bridge open?", ("1937",)),
+        ("The Akashi Kaikyo Bridge in Japan has a main span of 1991 metres",
+         "How long is the main span of the Akashi Kaikyo Bridge?", ("1991",)),
+        ("How does an arch carry its load?", ("pushing outward",))),
+    "Glass": TopicQA(
+        ("Where was glassblowing invented?", ("syria",)),
+        ("Alastair Pilkington invented float glass in the 1950s",
+         "Who invented float glass?", ("pilkington",)),
+        ("How is window glass made?", ("bath of tin", "floating molten glass"))),
+    "The Black Death": TopicQA(
+        ("Where does the word quarantine come from?", ("forty days",)),
+        ("The plague bacterium is named Yersinia pestis",
+         "What is the plague bacterium called?", ("yersinia",)),
+        ("How many people did the Black Death kill?", ("a third",))),
+    "Photography": TopicQA(
+        ("What do the tiny wells of a digital sensor count?", ("photons",)),
+        ("Nicephore Niepce took the oldest surviving photograph in 1826",
+         "Who took the oldest surviving photograph?", ("niepce",)),
+        ("What controls how much light reaches the sensor?", ("aperture",))),
+    "Maps and Navigation": TopicQA(
+        ("Who built a clock that kept time at sea?", ("harrison",)),
+        ("Ptolemy listed eight thousand places in his Geography",
+         "How many places did Ptolemy list?", ("eight thousand",)),
+        ("Why is longitude hard to find?", ("exact time",))),
+}
+
+DEV_OFF_TOPIC: tuple[str, ...] = (
+    "What is the capital of Canada?",
+    "Who discovered penicillin?",
+    "How tall is Mount Everest?",
+    "Who wrote War and Peace?",
+    "How fast can a cheetah run?",
+    "How do I make pancakes?",
+    "Who won the Tour de France in 2019?",
+    "What is the population of Tokyo?",
+    "Which planet has the most moons?",
+    "When did the Berlin Wall fall?",
+    "How many strings does a violin have?",
+    "Who invented the light bulb?",
+)
