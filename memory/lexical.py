@@ -27,8 +27,8 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-__all__ = ["STOP_WORDS", "TERMS_VERSION", "fts5_bm25", "fts_query", "index_terms", "reciprocal_rank_fusion",
-           "tokenize"]
+__all__ = ["STOP_WORDS", "TERMS_VERSION", "fts5_bm25", "fts5_bm25_counts", "fts_query",
+           "index_terms", "reciprocal_rank_fusion", "tokenize"]
 
 TERMS_VERSION = "3"
 """How `tokenize` cuts terms; a lexical index written with other terms is rewritten."""
@@ -122,13 +122,19 @@ def fts5_bm25(query: str, text: str, docs: int, tokens: int, doc_freq: Mapping[s
     As in FTS5, idf is ``log((N - n + 0.5) / (n + 0.5))``, and 1e-6 where that is not
     positive (a term in more than half the rows).
     """
-    terms = Counter(tokenize(text))
-    length = sum(terms.values())
+    counts = Counter(tokenize(text))
+    tfs = {term: counts.get(term, 0) for term in dict.fromkeys(tokenize(query))}
+    return fts5_bm25_counts(tfs, sum(counts.values()), docs, tokens, doc_freq, k1, b)
+
+
+def fts5_bm25_counts(tfs: Mapping[str, int], length: int, docs: int, tokens: int,
+                     doc_freq: Mapping[str, int], k1: float = 1.2, b: float = 0.75) -> float:
+    """`fts5_bm25` of a row of ``length`` terms holding each query term ``tfs[term]``
+    times (the counts already taken, as from a stored row)."""
     n_rows = max(docs, 1)
     avg = tokens / docs if docs else max(length, 1)
     score = 0.0
-    for term in dict.fromkeys(tokenize(query)):
-        tf = terms.get(term, 0)
+    for term, tf in tfs.items():
         if not tf:
             continue
         hits = doc_freq.get(term, 0)

@@ -162,3 +162,22 @@ def test_term_statistics_of_the_rows_before_an_id(tmp_path):
     assert index.doc_freq(["pyramid", "wall"], below=3) == {"pyramid": 1, "wall": 1}
     assert index.doc_freq(["pyramid"], below=1) == {}
     assert (index.rows(), index.rows(below=3), index.rows(below=1)) == (3, 2, 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_search_cut_off_in_time_ranks_as_if_later_rows_did_not_exist(tmp_path, seed):
+    """bm25() weighs terms by the whole index; a question asked back in time (an id range
+    ending before the last row) must be ranked with the statistics of the rows indexed by
+    then, exactly as FTS5 ranks an index that holds only those."""
+    docs, queries = _corpus(seed)
+    cut = 70
+    later = {i: " ".join([docs[i], docs[i]]) for i in docs if i >= cut}  # skew the stats
+    (tmp_path / "full").mkdir(), (tmp_path / "past").mkdir()
+    full = _index(tmp_path / "full", {**{i: t for i, t in docs.items() if i < cut}, **later})
+    past = _index(tmp_path / "past", {i: t for i, t in docs.items() if i < cut})
+    for q in queries[:40]:
+        for lo in (0, 20):
+            got = full.search(q, k=10, id_range=(lo, cut))
+            want = past.search(q, k=10, id_range=(lo, cut))
+            assert [i for i, _ in got] == [i for i, _ in want]
+            assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-6)
