@@ -96,3 +96,26 @@ def test_summary_and_calibration_on_scores():
     strict = summarize(results, 1.05)  # a higher threshold trades answers for abstentions
     assert strict["abstention_accuracy"] == 1.0 and strict["false_abstention"] > 0
     assert all(0 <= row["false_abstention"] <= 1 for row in table)
+
+
+def test_a_kept_memory_is_tied_to_the_ingest_code(tmp_path, monkeypatch):
+    """The bench reuses a memory only if the code that built it is the code running now:
+    any byte changed in an ingest module changes the fingerprint in its stamp."""
+    import memory
+    from venus.bench import qa as bench_qa
+
+    before = bench_qa.ingest_fingerprint()
+    assert before == bench_qa.ingest_fingerprint()  # deterministic
+    root = tmp_path / "pkg"
+    for rel in ("memory/store/speech.py", "memory/models/asr.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x = 1\n")
+    (root / "memory" / "__init__.py").write_text("")
+    monkeypatch.setattr(memory, "__file__", str(root / "memory" / "__init__.py"))
+    copy = bench_qa.ingest_fingerprint()
+    assert copy != before
+    (root / "memory/store/speech.py").write_text("x = 2\n")
+    assert bench_qa.ingest_fingerprint() != copy
+    (root / "memory/answer.py").write_text("an answering change keeps the memory\n")
+    (root / "memory/store/speech.py").write_text("x = 1\n")
+    assert bench_qa.ingest_fingerprint() == copy

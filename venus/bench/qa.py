@@ -7,6 +7,12 @@ every question at its time and prints key accuracy per kind, abstention, false
 abstention, time-anchor accuracy, answer length and recall@5. ``answer_ms_p50`` is timed
 on the memory replicated to ``--hours`` hours (median of 3 rounds).
 
+A kept memory is reused only when it was ingested by the same ingest code: its stamp holds
+the split's plan, the ASR model and `ingest_fingerprint()` (a hash of the source of the
+modules that decide what is heard, read and segmented, and the installed faster-whisper and
+rapidocr versions); any change there re-ingests, so a figure never silently describes
+memories built by older code.
+
 ``--scorers all`` compares the unit scorers side by side, each at the abstention
 threshold calibrated for it on the tuning split, with the precision/recall trade-off of
 the default; ``--held-out`` only reports, at the thresholds and scorer of
@@ -54,6 +60,38 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also print this many answers per kind (to read them)")
 
 
+_INGEST_SOURCES = ("memory/audio.py", "memory/media.py", "memory/models/asr.py",
+                   "memory/models/vad.py", "memory/models/ocr.py", "memory/models/embedder.py",
+                   "memory/models/textnorm.py", "memory/video/*.py", "memory/store/speech.py",
+                   "memory/store/pipeline.py", "memory/store/screen.py",
+                   "memory/store/units.py", "memory/store/keyframes.py",
+                   "memory/store/hierarchy.py", "memory/store/levels.py",
+                   "memory/store/config.py", "memory/store/memory.py")
+"""Modules whose code decides what a memory holds (globs, relative to the package root)."""
+
+
+def ingest_fingerprint() -> str:
+    """A short hash of the ingest code (`_INGEST_SOURCES`) and the ASR/OCR library versions:
+    a kept memory with another fingerprint was built by other code and is re-ingested."""
+    import hashlib
+    from importlib import metadata
+
+    import memory
+
+    root = Path(memory.__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for pattern in _INGEST_SOURCES:
+        for path in sorted(root.glob(pattern)):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    for dist in ("faster-whisper", "ctranslate2", "rapidocr"):
+        try:
+            digest.update(f"{dist}=={metadata.version(dist)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{dist} absent".encode())
+    return digest.hexdigest()[:16]
+
+
 def _memory(split, work: Path, fresh: bool, asr: str | None = None):
     from memory.benchmarks.qa import build_lecture
     from memory.store import MemoryModels, VideoMemory
@@ -61,7 +99,7 @@ def _memory(split, work: Path, fresh: bool, asr: str | None = None):
     video, truth = build_lecture(split, work / f"lecture-{split.name}", progress=True)
     mem_dir = work / (f"mem-{split.name}" + (f"-{asr}" if asr else ""))
     stamp = mem_dir / "bench-plan.json"
-    plan = json.dumps({**truth.get("plan", {}), "asr": asr})
+    plan = json.dumps({**truth.get("plan", {}), "asr": asr, "ingest": ingest_fingerprint()})
     models = MemoryModels()
     if asr is not None:
         from memory.models import WhisperTranscriber
@@ -155,7 +193,9 @@ def run(args: argparse.Namespace) -> BenchReport:
     work = Path(args.work)
     mem, truth, ingest_s = _memory(split, work, args.fresh, args.asr)
     qs = questions(split, truth)
-    print(f"split {split.name}: {mem.duration:.0f} s lecture, {len(qs)} questions")
+    built = "kept memory (same ingest code)" if ingest_s is None else f"ingested in {ingest_s:.0f} s"
+    print(f"split {split.name}: {mem.duration:.0f} s lecture, {len(qs)} questions; {built}, "
+          f"ingest code {ingest_fingerprint()}")
     variants = {}
     for name in _scorer_names(args.scorers, args.held_out):
         variants[name] = _run_variant(mem, qs, name, calibrate_it=not args.held_out,
@@ -176,7 +216,7 @@ def run(args: argparse.Namespace) -> BenchReport:
         "scorer": default, "threshold": threshold,
         "answer_ms_p50": answer_ms, "answer_ms_memory_s": hours_s,
         "answer_ms_p50_lecture": ms_lecture, "lecture_s": truth["duration"],
-        "ingest_s": ingest_s,
+        "ingest_s": ingest_s, "ingest_fingerprint": ingest_fingerprint(),
         "scorers": {n: {"threshold": v[2], **{k: v[1][k] for k in (
             "key_accuracy", "abstention_accuracy", "false_abstention",
             "time_anchor_accuracy", "answer_chars_p50")}} for n, v in variants.items()},
