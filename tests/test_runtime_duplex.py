@@ -376,3 +376,83 @@ def test_the_probe_reads_a_loud_overlap_at_most_six_times():
     times = DuplexOptions().gate.probe_at_s
     assert len(times) <= 6 and times[0] <= 0.3 and times[-1] >= 1.0
     assert all(b - a >= 0.15 - 1e-9 for a, b in zip(times, times[1:]))
+
+
+class _ReadsAfter(_OpenerAfter):
+    """A word probe that reads ``text`` once its clip holds ``after_s`` of speech past the
+    onset and nothing before (``after_s`` None: it never makes anything out)."""
+
+    def __init__(self, text: str, after_s: float | None, pad_s: float) -> None:
+        super().__init__(after_s if after_s is not None else 99.0, pad_s)
+        self.text = text
+
+    def transcribe(self, audio, offset=0.0):
+        from memory.models.base import Transcript, TranscriptSegment, Word
+
+        said = super().transcribe(audio, offset)
+        if not said.segments:
+            return said
+        end = offset + len(audio) / SAMPLE_RATE
+        return Transcript((TranscriptSegment(self.text, offset, end, (Word(self.text, offset, end),)),))
+
+
+def _run_gate(models, probe, seconds: int = 3):
+    duplex, output = _probed_duplex(models, probe)
+    mic = _interrupted_mic(models)
+    try:
+        output.queue(Utterance("u1", ANSWER), 0.0)
+        for i in range(seconds):
+            frame = duplex.hear(VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
+    finally:
+        duplex.close()
+    return frame.overlap, output
+
+
+def _silent_over(output, start: float, end: float) -> bool:
+    return float(np.abs(output.rendered(start, end)).max()) < 1e-3
+
+
+def test_sustained_loud_speech_holds_the_output_before_its_words_are_read(models):
+    """The acoustic cue: loud speech over the answer that has gone on for `hold_after_s`
+    (0.4 s) with no read saying it is harmless holds the output there, before any word is
+    read; words that take the floor read later ("Wait" only from 0.55 s of audio, seen at
+    0.7 s) keep it held: the listener hears the stop at 0.4 s, not at 0.7 s."""
+    gate = DuplexOptions().gate
+    ep, output = _run_gate(models, _OpenerAfter(0.55, PerceptionConfig().asr_pad_s))
+    assert ep is not None and ep.stopped, ep
+    assert not _silent_over(output, ep.onset - 0.5, ep.onset)  # it was speaking
+    assert _silent_over(output, ep.onset + gate.hold_after_s + 0.01, 3.0)  # held since
+
+
+def test_a_hold_no_words_confirm_plays_on_within_the_silence_a_listener_tolerates(models):
+    """Loud speech the probe never makes out: held at 0.4 s, then playing on (ducked)
+    `max_hold_s` later, a silence under the 0.8 s a listener tolerates."""
+    gate = DuplexOptions().gate
+    assert gate.max_hold_s < 0.8
+    ep, output = _run_gate(models, _ReadsAfter("Wait", None, PerceptionConfig().asr_pad_s))
+    assert ep is not None and not ep.stopped, ep
+    held = ep.onset + gate.hold_after_s
+    assert _silent_over(output, held + 0.01, held + gate.max_hold_s - 0.01)
+    assert not _silent_over(output, held + gate.max_hold_s + 0.01, 3.0)  # playing on
+
+
+def test_a_read_that_says_backchannel_or_names_someone_else_ends_the_hold(models):
+    """"Yeah" or "John," read after the hold began: the output plays on from there."""
+    gate = DuplexOptions().gate
+    latency = PerceptionConfig().probe_latency_s
+    for text in ("Yeah.", "John,"):
+        ep, output = _run_gate(models, _ReadsAfter(text, 0.4, PerceptionConfig().asr_pad_s))
+        assert ep is not None and not ep.stopped, (text, ep)
+        held, back = ep.onset + gate.hold_after_s, ep.onset + 0.4 + latency
+        assert _silent_over(output, held + 0.01, back - 0.01), text
+        assert not _silent_over(output, back + 0.01, held + gate.max_hold_s - 0.01), text
+
+
+def test_a_harmless_first_read_never_holds_the_output(models):
+    """"Mm-hmm" read at 0.25 s (seen at 0.4 s, the hold's time) is a backchannel: no hold."""
+    ep, output = _run_gate(models, _ReadsAfter("Mm-hmm.", 0.25, PerceptionConfig().asr_pad_s))
+    assert ep is not None and not ep.stopped, ep
+    frame_n = SAMPLE_RATE // 100
+    wave = output.rendered(ep.onset, ep.onset + 1.2)
+    voiced = np.abs(wave[:len(wave) // frame_n * frame_n]).reshape(-1, frame_n).max(axis=1) > 1e-3
+    assert voiced[35:70].sum() >= 25  # no 0.5 s hold from 0.4 s on (only the answer's own gaps)

@@ -38,7 +38,10 @@ class Overlap:
     more to play: ``quiet`` when the voice was well below the calibrated user at the
     onset, ``ended_at`` once the VAD confirmed its offset, ``words`` what the word probe
     read of its beginning so far, ``stopped`` when the gate paused the output on them,
-    ``named_other`` when a read named someone else ("Wait, John, ...": played on).
+    ``named_other`` when a read named someone else ("Wait, John, ...": played on);
+    ``held_until`` while the gate holds the output on the acoustic cue alone (sustained
+    loud speech, no words read yet: `venus.runtime.GatePolicy`), when it plays on unless
+    words that take the floor are read by then (which make it ``stopped``).
     """
 
     onset: float
@@ -47,6 +50,7 @@ class Overlap:
     words: str = ""
     stopped: bool = False
     named_other: bool = False
+    held_until: float | None = None
 
 
 @dataclass(frozen=True)

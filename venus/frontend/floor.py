@@ -20,7 +20,7 @@ from venus.perception.types import AddresseeCues
 _MURMUR = re.compile(r"^\W*((m+|h?m+h?m+|mhm+|uh+|um+|ah+|oh+|hm+)\W*)+$")
 
 __all__ = ["FloorPolicy", "OverlapFacts", "classify_overlap", "early_stop", "is_for_assistant",
-           "leading_name", "takes_floor"]
+           "leading_name", "murmur", "takes_floor"]
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,11 @@ _LEAD = r"^\W*(?:(?:oh|ah|um+|uh+|er|m+|hm+|okay|ok|so|well|yeah|no|and|but)\b\W
 _FLOOR_OPENER = re.compile(
     _LEAD + r"(wait|hold on|hang on|stop|sorry|excuse me|actually|one (second|sec)|just a (second|sec))\b"
     r"|\b(what|how) about\b")
+
+
+def murmur(text: str) -> bool:
+    """Whether ``text`` is only murmurs ("mm", "uh-huh", "hmm"): no words."""
+    return bool(_MURMUR.match(text.lower()))
 
 
 def takes_floor(text: str) -> bool:

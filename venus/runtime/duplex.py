@@ -39,7 +39,7 @@ from memory.media import SAMPLE_RATE, VideoChunk, as_audio
 from venus.errors import ConfigError
 from venus.events import FloorAction, OverlapClassified, OverlapKind
 from venus.frontend.base import Decision, DuplexFrame, Overlap
-from venus.frontend.floor import early_stop
+from venus.frontend.floor import early_stop, murmur
 from venus.perception import PerceptionFrame, UserPerception, lexical_cues
 from venus.perception.transcription import AsrJob
 from venus.speech import EchoCanceller, EchoOptions, OutputControl, SpeechOutput, TimedTextOutput
@@ -73,11 +73,26 @@ class GatePolicy:
     "Bulldog" at 0.4 s, "Hold on" again at 0.55 s), and a sparse schedule (0.4 / 0.7 /
     1.0 s) waited up to 0.3 s for the next chance. Six reads at most, ~50-70 ms each on
     the probe's own worker (`venus bench frontend` prints them).
+
+    The **acoustic cue** comes before any word: speech that is not quiet, still going on
+    ``hold_after_s`` after the onset (no offset confirmed, the last 0.1 s of the cleaned
+    input as loud as the quiet rule asks: the echo is already removed), with no read
+    visible by then that says it is harmless (a backchannel or murmur, a name of someone
+    else), *holds* the output there: a backchannel is mostly over by then ("Mm-hmm",
+    "Yeah" last 0.3-0.5 s) and the first read (0.25 s) is in. The hold is a pause that
+    plays on by itself ``max_hold_s`` later, ducked, unless a read in that time takes the
+    floor (then it is the stop, and the listener heard it at ``hold_after_s``, not when
+    the words were read); a read saying backchannel or naming someone else ends it at
+    once. So a harmless overlap costs at most ``max_hold_s`` of silence (0.5 s, under the
+    0.8 s a listener tolerates, with room for a clause gap beside it), and the four reads
+    seen in that time (0.25-0.7 s) can confirm it. ``hold_after_s=None`` turns it off.
     """
 
     duck_after_s: float = 0.12
     quiet_db: float = 8.0
     probe_at_s: tuple[float, ...] = (0.25, 0.4, 0.55, 0.7, 0.85, 1.0)
+    hold_after_s: float | None = 0.4
+    max_hold_s: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -109,6 +124,8 @@ class OverlapGate:
         self.episode: Overlap | None = None
         self.probes: list[AsrJob] = []  # the word probes of the open episode, in order
         self.read = 0  # how many of them have been acted on
+        self.hold_checked = False  # whether the acoustic cue was looked at (once an episode)
+        self.harmless = False  # a read of the open episode said backchannel or murmur
 
     def onset(self, at: float, quiet: bool) -> Overlap:
         """User speech began at ``at`` while the assistant was speaking. Inside an open
@@ -116,7 +133,7 @@ class OverlapGate:
         overlap goes on: it is open again and the probe keeps reading at its times."""
         if self.episode is None:
             self.episode = Overlap(at, quiet)
-            self.probes, self.read = [], 0
+            self.probes, self.read, self.hold_checked, self.harmless = [], 0, False, False
             self.output.duck(at + self.policy.duck_after_s)
         elif self.episode.ended_at is not None:
             self.episode = replace(self.episode, ended_at=None)
@@ -127,21 +144,47 @@ class OverlapGate:
         if self.episode is not None and self.episode.ended_at is None:
             self.episode = replace(self.episode, ended_at=at)
 
-    def heard(self, words: str, at: float, stop: bool, named_other: bool = False) -> None:
-        """The probe read ``words`` at ``at``; ``stop``: they take the floor, pause there;
-        ``named_other``: they call someone else by name ("Wait, John, ..."): play on from
-        there, and no later opener pauses the output again."""
+    def heard(self, words: str, at: float, stop: bool, named_other: bool = False,
+              harmless: bool = False) -> None:
+        """The probe read ``words`` at ``at``; ``stop``: they take the floor, pause there
+        (a hold under way becomes the stop); ``named_other``: they call someone else by
+        name ("Wait, John, ..."): play on from there, and no later opener pauses the
+        output again; ``harmless``: a backchannel or murmur, which ends a hold."""
         ep = self.episode
         if ep is None:
             return
+        held = ep.held_until is not None and at < ep.held_until
+        self.harmless = self.harmless or harmless
         if named_other or ep.named_other:
-            if ep.stopped:
+            if ep.stopped or held:
                 self.output.resume(at)
-            self.episode = replace(ep, words=words, stopped=False, named_other=True)
+            self.episode = replace(ep, words=words, stopped=False, named_other=True,
+                                   held_until=None)
             return
-        self.episode = replace(ep, words=words, stopped=ep.stopped or stop)
+        if harmless and held and not ep.stopped:
+            self.output.cancel_scheduled("resume")
+            self.output.resume(at)
+            self.episode = replace(ep, words=words, held_until=None)
+            return
+        self.episode = replace(ep, words=words, stopped=ep.stopped or stop,
+                               held_until=None if stop else ep.held_until)
         if stop and not ep.stopped:
-            self.output.pause(at)
+            if held:  # the hold is the stop: it no longer plays on by itself
+                self.output.cancel_scheduled("resume")
+            else:
+                self.output.pause(at)
+
+    def hold(self, at: float) -> None:
+        """The acoustic cue (see `GatePolicy`): pause at ``at``, playing on by itself
+        ``max_hold_s`` later unless a read takes the floor."""
+        ep = self.episode
+        self.hold_checked = True
+        if ep is None or ep.stopped or ep.named_other or self.harmless:
+            return
+        until = at + self.policy.max_hold_s
+        self.output.pause(at)
+        self.output.resume(until)
+        self.episode = replace(ep, held_until=until)
 
     def release(self, at: float) -> None:
         """The overlap was harmless: full gain and playback again from ``at``."""
@@ -150,10 +193,12 @@ class OverlapGate:
         self.output.resume(at)
         self.output.unduck(at)
         self.episode, self.probes, self.read = None, [], 0
+        self.hold_checked = self.harmless = False
 
     def clear(self) -> None:
         """The floor was yielded (the output is stopped): forget the episode."""
         self.episode, self.probes, self.read = None, [], 0
+        self.hold_checked = self.harmless = False
 
 
 class DuplexIO:
@@ -173,6 +218,8 @@ class DuplexIO:
         self._offset_delay_s = perception.config.offset_silence_s if perception else 0.0
         self._partials_in_overlap = (perception is not None and perception.config.partials
                                      and self.options.partials == "overlap")
+        self._heard_audio = np.zeros(0, np.float32)  # the last chunk, echo removed
+        self._recent: tuple[np.ndarray, np.ndarray, float] | None = None
         if self._partials_in_overlap:
             # Requested here, after the gate, instead of on every chunk (see DuplexOptions).
             perception.config = replace(perception.config, partials=False)
@@ -181,6 +228,8 @@ class DuplexIO:
     def hear(self, chunk: VideoChunk) -> DuplexFrame:
         """Clean, perceive and gate one chunk, and play the output up to its end."""
         heard, reference = self._cancel_echo(chunk)
+        self._recent = (self._heard_audio, as_audio(heard.audio), heard.start)
+        self._heard_audio = self._recent[1]
         frame = self.perception.feed(heard) if self.perception is not None else None
         if frame is not None and self.gate is not None:
             self._gate(frame, heard.audio, reference, chunk.start)
@@ -282,12 +331,48 @@ class DuplexIO:
             words = self.perception.probe_words(job, now)
             if words is None:
                 break
+            seen = max(job.due, job.submitted)
+            self._acoustic_cue(now, before=seen)  # in time order with the reads
             gate.read += 1
             text = " ".join(w.text for w in words).strip()
             if text:
-                cues = lexical_cues(text, 1.0, self.perception.config)
-                gate.heard(text, max(job.due, job.submitted),
-                           early_stop(text, self.perception.config), cues.other_directed)
+                config = self.perception.config
+                cues = lexical_cues(text, 1.0, config)
+                harmless = cues.backchannel or murmur(text)
+                gate.heard(text, seen, early_stop(text, config), cues.other_directed, harmless)
+        self._acoustic_cue(now)
+
+    def _acoustic_cue(self, now: float, before: float = float("inf")) -> None:
+        """Hold the output at ``hold_after_s`` into a loud overlap still going on (see
+        `GatePolicy`), once that time is reached by ``now`` and comes before ``before``
+        (the next read's), from what was known then."""
+        gate, after = self.gate, self.options.gate.hold_after_s
+        ep = gate.episode
+        if after is None or ep is None or gate.hold_checked:
+            return
+        at = ep.onset + after
+        if at > now or at >= before:
+            return
+        gate.hold_checked = True
+        if ep.ended_at is not None and ep.ended_at + self._offset_delay_s <= at:
+            return  # over, and the VAD had said so by then
+        if self._loud(at - 0.1, at):
+            gate.hold(at)
+
+    def _loud(self, start: float, end: float) -> bool:
+        """Whether the cleaned input over [start, end) (inside the last two chunks) is
+        speech at the user's level: not quiet by the gate's rule, above -50 dBFS."""
+        prev, cur, t0 = self._recent
+        audio = np.concatenate([prev, cur])
+        origin = t0 - len(prev) / SAMPLE_RATE
+        a, b = (max(0, round((t - origin) * SAMPLE_RATE)) for t in (start, end))
+        segment = audio[a:b]
+        if len(segment) < SAMPLE_RATE // 40:
+            return False
+        level = rms_db(segment)
+        relative = self.perception.calibration.relative(level)
+        return level > self.options.audible_db and (
+            relative is None or relative >= -self.options.gate.quiet_db)
 
     def _audible(self, reference: np.ndarray | None, start: float, at: float) -> bool:
         """Whether the output was audible from 0.25 s before the onset ``at`` to 0.1 s
