@@ -86,3 +86,15 @@ def test_a_breath_is_not_a_stop_and_talking_on_is_not_a_response():
     # a 0.3 s breath at 5.4 and then the old answer runs on: never stopped
     heard = hear([(3.0, 5.4), (5.7, 11.0)], CLEAN, DURATION, onset, end)
     assert heard.respond is False and heard.stop_latency == pytest.approx(6.0)
+
+
+def test_a_pause_that_plays_on_while_the_user_still_speaks_is_not_the_stop():
+    """The output falls silent 0.4 s in for 0.6 s, then plays on over the rest of the
+    interruption: the listener heard it talk on, so it stopped only where it fell silent
+    for good (here never before the overlap's end: no RESPOND, however it replies)."""
+    onset, end = INTERRUPTION
+    talked_on = hear([(3.0, 5.4), (6.0, 8.0), (8.6, 11.0)], CLEAN, DURATION, onset, end)
+    assert talked_on.stop_latency == pytest.approx(3.0) and talked_on.respond is False
+    # paused again before the end and silent from there: that second pause is the stop
+    again = hear([(3.0, 5.4), (6.0, 6.3), (7.5, 11.0)], CLEAN, DURATION, onset, end)
+    assert again.stop_latency == pytest.approx(1.3) and again.respond is True

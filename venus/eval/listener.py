@@ -12,10 +12,12 @@ Silero speech on a signal above -60 dBFS), the clean output's the same; the rule
   Samples where ``clean_output.wav`` is silent at the onset have no answer to continue:
   they are *not testable* for RESUME and are counted apart, never as passes.
 * **RESPOND** (interruption): the output stops within `STOP_WITHIN_S` (1.5 s) of the onset
-  and speaks again within `RESPOND_WITHIN_S` (3 s) after the overlap ends. "Stops" is the
-  end of the output region playing at the onset, with gaps under `MODEL_GAP_S` (0.5 s,
-  FDB's timing merge) bridged, so a breath between sentences is not a stop; "speaks
-  again" is the first output region that begins at or after the overlap's end. What is said
+  and speaks again within `RESPOND_WITHIN_S` (3 s) after the overlap ends. "Stops" is
+  where the output fell silent for good: the end of the last output region heard between
+  the onset and the overlap's end, with gaps under `MODEL_GAP_S` (0.5 s, FDB's timing
+  merge) bridged, so a breath between sentences is not a stop, and neither is a pause
+  that plays on while the user still speaks (the gate's hold that no words confirmed);
+  "speaks again" is the first output region that begins at or after the overlap's end. What is said
   then must be a reply, not the old answer again: `venus.eval.score.only_old_answer`
   reads that from the transcripts.
 
@@ -104,8 +106,10 @@ def _resume(output: Regions, duration: float, onset: float, end: float,
 
 def _respond(output: Regions, onset: float, end: float) -> tuple[bool, float | None, float | None]:
     merged = _merged(output, MODEL_GAP_S)
-    playing = [e for s, e in merged if s <= onset < e]
-    stop = round(max(0.0, playing[0] - onset), 3) if playing else 0.0
+    # Where it fell silent for good: the end of the last region heard between the onset
+    # and the overlap's end (a pause that plays on while the user still speaks is no stop)
+    heard = [e for s, e in merged if s < end and e > onset]
+    stop = round(max(0.0, max(heard) - onset), 3) if heard else 0.0
     after = [s for s, _ in merged if s >= end and s >= onset + stop]
     response = round(after[0] - end, 3) if after else None
     ok = stop <= STOP_WITHIN_S and response is not None and response <= RESPOND_WITHIN_S
