@@ -240,13 +240,15 @@ def test_a_loud_overlap_is_not_made_background_by_one_soft_chunk():
     ("with the end of the road instead", True),  # Whisper's "Wait wait, ... the roots instead?"
     ("Mike, the pizza is here.", False),          # named someone else: theirs
     ("Mm-hmm.", False),                            # a backchannel
+    ("And then then.", False),  # Whisper's "Mm-hmm." (tuning 0032): 3 words in 0.8 s, too short
 ])
 def test_words_said_over_the_answer_and_judged_after_it_ended_get_a_reply(words, replied):
     """The user began over the answer and the answer ended before the overlap was decided;
     its final words, judged whole, read as nothing for us (misheard: no question, no bid,
     off topic). The user spoke over the assistant with several words: the assistant says
     it did not catch them, which a listener hears as a reply, rather than stay silent. A
-    remark that names someone else, or a backchannel, still gets nothing."""
+    remark that names someone else, or a backchannel, still gets nothing; nor do three
+    words said in under a second (a backchannel Whisper wrote as words)."""
     import numpy as np
 
     from memory.media import VideoChunk

@@ -79,6 +79,9 @@ MODES = ("omni", "audio")
 # (`EmbeddedFrontend._misheard_bid`): a reply a listener hears, asking for them again.
 CLARIFY = "Sorry, I didn't catch that. Could you say it again?"
 CLARIFY_MIN_WORDS = 3
+# ... over at least this long: a backchannel Whisper wrote as words ("Mm-hmm." heard as
+# "And then then.", 0.7 s) is shorter than any question of three words
+CLARIFY_MIN_S = 1.0
 
 _NO_PERCEPTION = ("EmbeddedFrontend needs live perception of the user: build the session "
                   "with venus.assistant(...), or give Session a "
@@ -216,12 +219,14 @@ class EmbeddedFrontend:
     def _misheard_bid(self, turn: list[Word], start: float, quiet: bool,
                       heard: AddresseeCues | None) -> bool:
         """Words the user began over the answer, judged after it ended, that read as for
-        nobody: loud, `CLARIFY_MIN_WORDS` or more, not a backchannel, naming no one.
+        nobody: loud, `CLARIFY_MIN_WORDS` or more over `CLARIFY_MIN_S` or longer, not a
+        backchannel, naming no one.
         Whisper misheard a question there ("Wait wait, ... the roots instead?" heard as
         "with the end of the road instead"): say so rather than stay silent."""
-        if quiet or len(turn) < CLARIFY_MIN_WORDS:
+        duration = turn[-1].end - start
+        if quiet or len(turn) < CLARIFY_MIN_WORDS or duration < CLARIFY_MIN_S:
             return False
-        cues = self._turn_cues(_text(turn), turn[-1].end - start, heard)
+        cues = self._turn_cues(_text(turn), duration, heard)
         return not (cues.backchannel or cues.other_name or cues.addressed_by_name)
 
     def _classify(self, duplex: DuplexFrame, frame: PerceptionFrame, perceived: list[Event],
