@@ -12,6 +12,7 @@ from venus.backends import BackendDecision, ChunkInput
 from venus.errors import ConfigError
 from venus.events import (
     ControlToken,
+    FloorAction,
     OverlapClassified,
     OverlapKind,
     SpeechDetected,
@@ -456,3 +457,23 @@ def test_a_harmless_first_read_never_holds_the_output(models):
     wave = output.rendered(ep.onset, ep.onset + 1.2)
     voiced = np.abs(wave[:len(wave) // frame_n * frame_n]).reshape(-1, frame_n).max(axis=1) > 1e-3
     assert voiced[35:70].sum() >= 25  # no 0.5 s hold from 0.4 s on (only the answer's own gaps)
+
+
+def test_a_reply_to_a_late_verdict_begins_after_a_turn_gap(models):
+    """The verdict comes while the old answer still plays (nothing paused it): the answer
+    is cut at the decision's sample and the reply begins `turn_gap_s` later, so a
+    listener hears one answer end before the next begins (glued to the cut, it sounded
+    like the same turn: the three "Do bees help plants make seeds?" samples of tuning).
+    A reply after a gate that had paused the output is not delayed: it is silent already."""
+    gap = SessionOptions().turn_gap_s
+    assert 0.5 < gap < 1.0  # a turn boundary by FDB's merge (0.5 s), not a long wait
+    script = {0: Decision(ControlToken.SPEAK, speech=ANSWER),
+              3: Decision(ControlToken.SPEAK, speech="Bees carry pollen from flower to flower.",
+                          floor=FloorAction.YIELD_FLOOR)}
+    with assistant(frontend=FakeFrontend(script), clock=SimulatedClock(), models=models,
+                   options=AssistantOptions(perceive=False)) as session:
+        session.run(FakeVideoSource(8, has_audio=True))
+    out = session.speech
+    assert np.abs(out.rendered(3.5, 4.0)).max() > 0.005  # the old answer, up to the cut
+    assert np.abs(out.rendered(4.0, 4.0 + gap - 0.01)).max() < 1e-3
+    assert np.abs(out.rendered(4.0 + gap, 5.0)).max() > 0.005  # the reply

@@ -68,11 +68,16 @@ _STOPPING = (FloorAction.YIELD_FLOOR, FloorAction.STOP_OUTPUT, FloorAction.REVIS
 class SessionOptions:
     """``pace``: wait on the clock for each chunk's media time (file sources); ``drain_s``:
     after the source ends, keep delivering background results this long; ``tick_s``: the
-    cadence of that drain."""
+    cadence of that drain; ``turn_gap_s``: when a decision cuts the output while it is
+    audibly playing (a late verdict: nothing had paused it) and says something new, the
+    new words begin this long after the cut, so a listener hears one turn end before the
+    next begins (glued to the cut they sound like the same turn; FDB's timing merges gaps
+    up to 0.5 s into one). A reply after a pause the gate made is not delayed."""
 
     pace: bool = True
     drain_s: float = 60.0
     tick_s: float = 1.0
+    turn_gap_s: float = 0.6
 
 
 @dataclass(frozen=True)
@@ -274,12 +279,16 @@ class Session:
                                 f"venus.events event")
             self.timeline.record(event)
         self.timeline.record(ControlTokenEmitted(decision.token, index))
+        delay = 0.0
         if decision.floor is not None:
             self.timeline.record(FloorActionTaken(decision.floor, index))
             if decision.floor in _STOPPING:
+                control = self.duplex.control
+                if control is not None and control.busy and not control.paused:
+                    delay = self.options.turn_gap_s  # cut mid-speech: a turn gap first
                 self._stop(decision.floor.value)
         if decision.speech:
-            self._say(decision.speech)
+            self._say(decision.speech, delay=delay)
         for request in decision.delegations:
             self.link.submit(request)
 
@@ -306,10 +315,10 @@ class Session:
                 self._stop("interrupted by a background result")
             self._say(offer.speech, offer.item_id)
 
-    def _say(self, text: str, item_id: str | None = None) -> None:
+    def _say(self, text: str, item_id: str | None = None, delay: float = 0.0) -> None:
         self._utterances += 1
         uid = f"u{self._utterances}"
-        self.speech.queue(Utterance(uid, text, item_id), self.now())
+        self.speech.queue(Utterance(uid, text, item_id), self.now() + delay)
         self.timeline.record(SpeechQueued(uid, text, item_id))
         if item_id is not None:
             self.link.delivering(item_id, uid)
