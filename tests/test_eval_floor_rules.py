@@ -127,3 +127,18 @@ def test_the_probe_stops_early_on_a_question_that_opens_with_no_opener():
                  "Lisa, did you", "Sarah, can you pass", "Hey David, grab", "Right.", "Sure.",
                  "Whatever.", "Who", "Anna, wait, did you"):
         assert not early_stop(text), text
+
+
+def test_an_opener_alone_in_speech_still_going_on_waits_for_the_words_after_it():
+    """"Hang on." [breath] "Tom, where are my keys?" (tuning 0026): the probe misheard
+    the opener, so nothing paused the output, and the first region's final words ("Hang
+    on.") arrive while the user still speaks. An opener alone does not yet say whom it is
+    for: the verdict waits for the words after it (the output plays on, ducked), which
+    name Tom. Ended, or with a question after it, it is still an interruption."""
+    going = OverlapFacts(AddresseeCues(text="Hang on."), False, False, 1.2, 2)
+    assert classify_overlap(going) is None
+    assert classify_overlap(replace(going, ended=True)) is OverlapKind.INTERRUPTION
+    assert classify_overlap(replace(going, duration=2.6)) is OverlapKind.INTERRUPTION  # rule 13
+    asks = OverlapFacts(AddresseeCues(text="Hang on. What about the bees?", question=True),
+                        False, False, 1.8, 6)
+    assert classify_overlap(asks) is OverlapKind.INTERRUPTION

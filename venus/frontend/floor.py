@@ -79,9 +79,13 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
         # are in. And speech still going on after the gate paused the output on its
         # opener: the listener already hears the pause, and "Wait, John, can you ..."
         # is for John: wait for the words that say whom it is for.
+        # Likewise an opener alone in speech still going on, paused or not ("Hang on."
+        # [breath] "Tom, where are my keys?" when the probe missed the opener): the
+        # words after it say whom it is for.
         unsure = not (f.ended or bid) and c.on_topic is not True
         paused = f.stopped and not f.ended
-        if (unsure or paused) and f.duration < policy.max_undecided_s:
+        opener_only = bid and not f.ended and not (c.question or c.request or _ABOUT.search(c.text.lower()))
+        if (unsure or paused or opener_only) and f.duration < policy.max_undecided_s:
             return None
         return OverlapKind.INTERRUPTION
     if f.words and (c.on_topic is False or f.face_toward_camera is False):  # rule 9
@@ -109,6 +113,9 @@ _FLOOR_OPENER = re.compile(
 def murmur(text: str) -> bool:
     """Whether ``text`` is only murmurs ("mm", "uh-huh", "hmm"): no words."""
     return bool(_MURMUR.match(text.lower()))
+
+
+_ABOUT = re.compile(r"\b(what|how) about\b")
 
 
 def takes_floor(text: str) -> bool:
