@@ -279,3 +279,49 @@ def test_words_said_over_the_answer_and_judged_after_it_ended_get_a_reply(words,
     assert (decided.speech == CLARIFY) is replied, decided
     if not replied:
         assert decided.speech is None
+
+
+@pytest.mark.parametrize("question, cut_first", [
+    ("And let's do the root 2.", True),   # Whisper's "And what do the roots do?" (tuning 0013)
+    ("How do we stay cup vlogger?", False),  # its "How do roots take up water?" (0037)
+])
+def test_a_reply_to_an_interruption_that_is_the_answer_it_cut_says_it_did_not_catch_it(
+        question, cut_first):
+    """The user cut in on an answer; what they said, as heard, finds the very answer
+    they interrupted (a misheard question: "root 2" finds the note about leaves, or
+    nothing again after "I have not seen anything about that yet."). Saying it again
+    from the start is no reply: a listener hears their question ignored. The assistant
+    says it did not catch them instead. Any other reply is given as found."""
+    import numpy as np
+
+    from memory.media import VideoChunk
+    from memory.models.base import Word
+    from venus.events import FloorAction
+    from venus.frontend.base import DuplexFrame, Overlap, SessionView
+    from venus.frontend.embedded import CLARIFY, EmbeddedFrontend
+    from venus.perception import PerceptionFrame, Prosody
+    from venus.speech import Heard, PlaybackStatus
+    from venus.testing import FakeMemory, FakeMoment
+
+    memory = FakeMemory([FakeMoment(0.0, 5.0, "Leaves make sugar from sunlight; the root hairs take up water.")])
+    cut = memory.answer(question if cut_first else "nothing matches this", at=9.0).text
+    assert cut.startswith("At 0:00") is cut_first
+    frontend = EmbeddedFrontend(memory, mode="audio", config=CONFIG)
+    view = SessionView("s", 40.0, 0, True, (), (), (), (), ())
+    heard = Heard("u1", cut, " ".join(cut.split()[:4]), 0.3, PlaybackStatus.STARTED)
+    words = tuple(Word(w, 6.2 + 0.3 * k, 6.45 + 0.3 * k) for k, w in enumerate(question.split()))
+
+    def decide(reply_cut: Heard):
+        frontend.reset()
+        chunk = VideoChunk(8, 8.0, 9.0, (), np.zeros(16000, np.float32))
+        p = PerceptionFrame(8, 8.0, 9.0, 0.9, speaking=False, final_words=words,
+                            prosody=Prosody(-20.0, 0.5, False))
+        ep = Overlap(6.2, ended_at=words[-1].end, stopped=True, words="Wait")
+        return frontend.decide(DuplexFrame(chunk, p, ep, True, reply_cut), view)
+
+    decided = decide(heard)
+    assert decided.floor is FloorAction.YIELD_FLOOR
+    assert decided.speech == CLARIFY, decided.speech
+    other = decide(Heard("u1", "Something else entirely was being said.", "Something", 0.2,
+                         PlaybackStatus.STARTED))
+    assert other.speech == cut  # not the answer it cut: given as found

@@ -43,6 +43,7 @@ the same `PerceptionConfig`), or pass ``config`` yourself.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field, replace
 
 from memory.errors import MemoryToolkitError
@@ -133,6 +134,7 @@ class EmbeddedFrontend:
         self._episode_quiet: list[bool] = []  # per chunk of the episode with speech
         self._was_speaking = False
         self._last_cut: str = ""
+        self._cut_text = ""  # the whole utterance the last interruption cut
         self._faces_seen = False
         self._turn_quiet: list[bool] = []  # per chunk of the turn: quieter than the user?
         self._background = False
@@ -214,6 +216,8 @@ class EmbeddedFrontend:
                 return floor, None, []
             self._after_interrupt = True  # a question for us after all: answer it
             floor = FloorAction.YIELD_FLOOR if duplex.speaking else floor
+            if duplex.speaking and duplex.heard is not None:
+                self._cut_text = duplex.heard.text
         return self._answer_turn(turn, start or now, view, floor, now, quiet, frame.cues)
 
     def _misheard_bid(self, turn: list[Word], start: float, quiet: bool,
@@ -264,6 +268,7 @@ class EmbeddedFrontend:
             self._after_interrupt = True
             heard = duplex.heard
             self._last_cut = resume_text(heard.text, heard.heard_text) if heard else ""
+            self._cut_text = heard.text if heard else ""
             return FloorAction.YIELD_FLOOR
         self._background = kind is OverlapKind.BACKGROUND
         self._ignore_turn = ongoing or bool(self._turn)
@@ -319,7 +324,14 @@ class EmbeddedFrontend:
         if forced and intent.kind == "none" and text:
             # The user took the floor from us: whatever they said gets a reply.
             intent = replace(intent, kind="answer")
-        return self._act(intent, view, floor, now)
+        floor, speech, delegations = self._act(intent, view, floor, now)
+        cut, self._cut_text = self._cut_text, ""
+        if forced and intent.kind == "answer" and speech and _same_words(speech, cut):
+            # What they said, as heard, finds the very answer they cut in on: a misheard
+            # question ("And what do the roots do?" heard "And let's do the root 2."). The
+            # same answer again from the start is no reply: say so instead.
+            return floor, CLARIFY, delegations
+        return floor, speech, delegations
 
     def _act(self, intent: Intent, view: SessionView, floor: FloorAction | None, now: float
              ) -> tuple[FloorAction | None, str | None, list[DelegationRequest]]:
@@ -360,6 +372,10 @@ class EmbeddedFrontend:
                  else ControlToken.TURN_EOS if self._was_speaking else ControlToken.LISTEN)
         self._was_speaking = speaking
         return token
+
+
+def _same_words(a: str, b: str) -> bool:
+    return bool(b) and re.sub(r"\W+", " ", a.lower()).split() == re.sub(r"\W+", " ", b.lower()).split()
 
 
 def _text(words: list[Word]) -> str:
