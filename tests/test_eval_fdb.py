@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -105,6 +106,21 @@ def test_judge_proxy_labels(tmp_path):
     assert judge_proxy(_timeline(path, [said]), 4.0, spoken) == "RESUME"
     end = (20.0, "SpeechStopped", {"utterance_id": "u1", "heard_fraction": 1.0, "reason": "session ended"})
     assert judge_proxy(_timeline(path, [queued, end]), 4.0, answer) == "RESUME"
+
+
+def test_a_reply_that_asks_to_say_it_again_is_counted_apart(tmp_path):
+    from venus.eval.score import clarified
+    from venus.frontend.embedded import CLARIFY
+
+    path = tmp_path / "t.jsonl"
+    old = (3.0, "SpeechQueued", {"utterance_id": "u1", "text": CLARIFY})  # before the onset
+    ask = (8.0, "SpeechQueued", {"utterance_id": "u2", "text": CLARIFY})
+    reply = (8.0, "SpeechQueued", {"utterance_id": "u2", "text": "roots take up water"})
+    assert clarified(_timeline(path, [old, ask]), 4.0)
+    assert not clarified(_timeline(path, [old, reply]), 4.0)
+    scores = [_score("user_interruption", "RESPOND", None, True, 0.0),
+              replace(_score("user_interruption", "RESPOND", None, True, 0.0), clarified=True)]
+    assert subset_figures(scores)["clarified"] == 1
 
 
 def test_going_back_to_the_old_answer_is_no_reply():

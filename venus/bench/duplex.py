@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> BenchReport:
                f"{proxy['continuation_background']}); longest silence on a backchannel "
                f"{figures['max_silence_s']['user_backchannel']} s; stop latency p50 "
                f"{figures['stop_latency_s_p50']} s; {figures['interruptions_unanswered']} "
-               f"interruptions never answered; {figures['unanswered_clean']} clean questions "
+               f"interruptions never answered, {figures['interruptions_clarified']} answered "
+               f"\"didn't catch that\"; {figures['unanswered_clean']} clean questions "
                f"unanswered (no overlap placed); {seconds:.0f} s with {args.workers} workers")
     return BenchReport("duplex", header, rows, summary, figures)
 
@@ -102,6 +103,7 @@ def _figures(scores: dict[str, list]) -> tuple[dict, list[str], list[list]]:
     figures["stop_latency_s_p95"] = inter["stop_latency_s_p95"]
     figures["response_latency_s_p50"] = inter["response_latency_s_p50"]
     figures["interruptions_unanswered"] = inter["never_spoke_after"]
+    figures["interruptions_clarified"] = inter["clarified"]  # replied "didn't catch that"
     families = by_family(scores)
     figures["voice_family"] = next(iter(families)) if len(families) == 1 else sorted(families)
     if len(families) > 1:

@@ -46,7 +46,7 @@ from venus.eval.fdb import (
 from venus.eval.listener import hear
 from venus.eval.timing import heard_regions
 
-__all__ = ["HEADLINE", "PUBLISHED", "SUBSET_COLUMNS", "SampleScore", "by_family", "judge_proxy",
+__all__ = ["HEADLINE", "PUBLISHED", "SUBSET_COLUMNS", "SampleScore", "by_family", "clarified", "judge_proxy",
            "only_old_answer", "paper_table", "paper_table_by_family", "score_folder", "score_root", "subset_figures",
            "subset_table", "turn_over"]
 
@@ -78,6 +78,7 @@ class SampleScore:
     response_latency: float | None
     overlap_text: str
     voice_family: str = "espeak"
+    clarified: bool = False  # its first new words after the onset were `embedded.CLARIFY`
 
 
 def turn_over(words: list[TranscriptWord], after: float, before: float | None = None) -> tuple[bool, float | None]:
@@ -112,6 +113,20 @@ def judge_proxy(timeline_path: Path, onset: float, words: list[TranscriptWord]) 
     return "RESUME" if same_answer and not queued else "OTHER"
 
 
+def clarified(timeline_path: Path, onset: float) -> bool:
+    """Whether the first thing the system queued after ``onset`` was its "Sorry, I didn't
+    catch that" (`venus.frontend.embedded.CLARIFY`): a reply that asks the user to say it
+    again. RESPOND counts it (a listener hears the floor yielded and a reply to them);
+    the figures count it apart, so a headline is not read as answered questions."""
+    from venus.frontend.embedded import CLARIFY
+
+    for line in timeline_path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        if entry["time"] >= onset and entry["type"] == "SpeechQueued":
+            return entry["event"]["text"] == CLARIFY
+    return False
+
+
 def only_old_answer(words: list[TranscriptWord], clean: list[TranscriptWord], start: float,
                     window_s: float = REPLY_WINDOW_S) -> bool:
     """Whether the output's words in [``start``, ``start + window_s``) are all words of
@@ -144,7 +159,7 @@ def score_folder(folder: Path, subset: str) -> SampleScore:
                                           end + h.response_latency)
         return SampleScore(subset, folder.name, label, h.resume, respond, h.longest_silence_s,
                            took, lat, h.stop_latency, h.response_latency, meta.current_turn_text,
-                           family)
+                           family, clarified(folder / "timeline.jsonl", onset))
     if subset == "pause_handling":  # taking the turn inside the pause is the error
         took, lat = turn_over(words, onset, meta.venus.get("turn_end", end))
     else:
@@ -189,6 +204,7 @@ def subset_figures(scores: list[SampleScore]) -> dict:
             "max_silence_s": round(max(silences), 3) if silences else None,
             "silence_s_p50": _pct(silences, 50),
             "never_spoke_after": sum(s.response_latency is None for s in scores),
+            "clarified": sum(s.clarified for s in scores),
             "turn_latency_s_p50": _p50(s.turn_latency for s in scores),
             "stop_latency_s_p50": _p50(s.stop_latency for s in scores),
             "stop_latency_s_p95": _pct([s.stop_latency for s in scores if s.stop_latency is not None], 95),
@@ -232,7 +248,7 @@ def paper_table_by_family(scores: dict[str, list[SampleScore]]) -> tuple[list[st
 
 
 SUBSET_COLUMNS = ["subset", "n", "strict", "proxy", "TOR", "longest silence s",
-                  "stop p50 s", "response p50 s", "never spoke after"]
+                  "stop p50 s", "response p50 s", "never spoke after", "'didn't catch that'"]
 
 
 def subset_table(figures: dict[str, dict]) -> list[list[object]]:
@@ -247,7 +263,7 @@ def subset_table(figures: dict[str, dict]) -> list[list[object]]:
                      _cell(f.get("proxy", {}).get(key)) if key else "-",
                      _cell(f["tor"]), _cell(f.get("max_silence_s")),
                      _cell(f.get("stop_latency_s_p50")), _cell(f.get("response_latency_s_p50")),
-                     f.get("never_spoke_after", "-")])
+                     f.get("never_spoke_after", "-"), f.get("clarified", "-")])
     return rows
 
 
