@@ -273,6 +273,7 @@ class DuplexIO:
             self.echo.reset()
         if self.gate is not None:
             self.gate.clear()
+        self._heard_audio, self._recent = np.zeros(0, np.float32), None
 
     def close(self) -> None:
         """Stop perception's ASR worker (joins it after its current job)."""
