@@ -145,7 +145,7 @@ def _silent_stream(seconds: int):
 
 def test_a_file_batches_speech_by_the_file_lengths_and_live_by_the_short_ones():
     options = SpeechOptions(batch_seconds=10, max_batch_seconds=20, file_batch_seconds=25,
-                            file_max_batch_seconds=40)
+                            file_max_batch_seconds=40, grow_file_batches=False)
     # each buffer hears speech 3-9 s and 22.5-28 s after its start: the second region is
     # still open when a 25 s file batch is due, so that batch is cut before it (22 s)
     regions = [(3.0, 9.0), (22.5, 28.0)]
@@ -160,6 +160,36 @@ def test_a_file_batches_speech_by_the_file_lengths_and_live_by_the_short_ones():
         assert sizes == sizes_wanted
         out += batcher.flush()
         assert [c.index for c, _ in out] == list(range(60))
+
+
+def test_a_files_batches_grow_with_where_they_start_so_whisper_starts_early():
+    # A file's batch is as long as the media before it, from the live length to the file
+    # length: from 0 s, 10, 10, 20, 40, 40 ... s. It depends only on where the batch
+    # starts, so a file resumed at a batch boundary cuts the batches an unbroken run cut.
+    options = SpeechOptions(batch_seconds=10, max_batch_seconds=20, file_batch_seconds=40,
+                            file_max_batch_seconds=60)
+
+    def sizes(chunks, file=True):
+        batcher = SpeechBatcher(_FixedVAD([]), _RecordingASR(), options, workers=False,
+                                file=file)
+        got = [len(b.chunks) for c in chunks for b in batcher.push_batches(c)]
+        return got + [len(b.chunks) for b in batcher.flush_batches()]
+
+    stream = _silent_stream(200)
+    assert sizes(stream) == [10, 10, 20, 40, 40, 40, 40]
+    assert sizes(stream[80:]) == [40, 40, 40]
+    assert sizes(stream[20:60]) == [20, 20]
+    assert sizes(stream[:40], file=False) == [10] * 4  # live: the short batches throughout
+    # a region still open when a batch is due moves the cut, and the next batch's length
+    # follows from where that batch starts: from 0 s, 10 s are due at 10 s, speech runs
+    # 8.5-12 s of each buffer, so the cut is at 8.5 s and the next batch (from 8.5 s)
+    # is due 10 s later
+    batcher = SpeechBatcher(_FixedVAD([(8.5, 12.0)]), _RecordingASR(), options,
+                            workers=False, file=True)
+    assert batcher.batch_lengths() == (40, 60)  # nothing buffered: the file pair
+    cuts = [b.chunks[-1][0].end for c in stream[:40] for b in batcher.push_batches(c)]
+    assert cuts[:2] == [8.0, 16.0]
+    assert batcher.batch_lengths()[0] == min(40, batcher.pending[0].start)
 
 
 def test_ingest_commits_in_file_batches_and_add_in_live_ones(tmp_path):
@@ -177,18 +207,20 @@ def test_ingest_commits_in_file_batches_and_add_in_live_ones(tmp_path):
             seen.append(mem.version)
         versions.seen = seen
 
-    # no workers: each batch is committed by the add that cut it (with workers, by a later one)
+    # no workers: each batch is committed by the add that cut it (with workers, by a later
+    # one); the file's batches grow from the live length to the file length (10, 10, 20,
+    # then 30 s)
     options = StoreOptions(speech=speech, workers=False)
     mem = VideoMemory.create(tmp_path / "file", models, options)
     mem.ingest(versions(mem, chunks))
-    assert sorted(set(versions.seen)) == [0, 30, 60]
+    assert sorted(set(versions.seen)) == [0, 10, 20, 40, 70]
     assert mem.version == 70
     mem.close()
     live = VideoMemory.create(tmp_path / "live", models, options)
     assert [live.add(c) for c in chunks[:30]].count(10) == 3  # a commit each 10 s
     live.ingest(versions(live, chunks[30:40]), live=True, finish=False)
     assert sorted(set(versions.seen)) == [30, 40]
-    live.ingest(versions(live, chunks[40:]), finish=False)  # file batches from here
+    live.ingest(versions(live, chunks[40:]), finish=False)  # file batches from 40 s: 30 s
     assert sorted(set(versions.seen)) == [40, 70] and live.version == 70
     for c in chunks:  # after ingest, add is live again
         live.add(c)
@@ -207,15 +239,17 @@ def test_whisper_runs_beside_the_caller_and_batches_come_out_in_order():
 
     asr = _GatedASR()
     batcher = SpeechBatcher(_FixedVAD([(3.0, 9.0)]), asr,
-                            SpeechOptions(batch_seconds=10, max_batch_seconds=20), workers=True)
+                            SpeechOptions(batch_seconds=10, max_batch_seconds=20,
+                                          queue_batches=2), workers=True)
     chunks = _silent_stream(35)
     try:
-        got = [batcher.push_batches(c) for c in chunks[:15]]
-        assert not any(got)  # a batch cut at 10 s, not heard yet: the caller went on
-        assert batcher.transcribing == 1
+        got = [batcher.push_batches(c) for c in chunks[:25]]
+        # batches cut at 10 and 20 s, neither heard yet: the caller went on
+        assert not any(got)
+        assert batcher.transcribing == 2
         gate.set()
-        batches = [b for c in chunks[15:] for b in batcher.push_batches(c)]
-        # the second batch's cut waits for the first: never more than one batch ahead
+        batches = [b for c in chunks[25:] for b in batcher.push_batches(c)]
+        # the third batch's cut waits for the first: never more than two batches ahead
         assert batches and [c.index for c, _ in batches[0].chunks] == list(range(10))
         batches += batcher.flush_batches()
     finally:

@@ -177,8 +177,9 @@ class VideoMemory(MemoryReader):
         None uses a side-car ``.srt``/``.vtt`` or the file's own text track when there
         is one, a path reads that file, False ignores subtitles; where subtitles run
         they are the transcript, and speech recognition covers the rest. Speech is
-        transcribed in file-length batches (`SpeechOptions.file_batch_seconds`: cheaper
-        per second; a crash redoes at most one batch); ``live=True`` keeps the short
+        transcribed in file batches (`SpeechOptions.file_batch_seconds`, growing to it
+        from 30 s: cheaper per second; a crash redoes the batches not committed yet,
+        at most ``queue_batches`` and the one filling); ``live=True`` keeps the short
         batches of `add` (a camera or stream handed over as an iterable).
         """
         from tqdm.auto import tqdm

@@ -13,6 +13,18 @@ same in every run of the same stream); Whisper then transcribes it on its own wo
 thread, while the caller goes on decoding, finding key frames and committing the batches
 before it. Finished batches come out in order, each with the VAD anchor it leaves
 (`HeardBatch`): what a resumed stream must hear again to continue exactly there.
+
+Whisper is the ingest's critical path on two cores (the caller decodes at ~40x real
+time, Whisper hears at ~25x beside it), so the schedule keeps it busy from the start:
+a file's batches grow with where they start (30, 30, 60, 120, then 240 s: Whisper starts
+after 30 s of media instead of 4 minutes), and up to ``queue_batches`` (2) batches wait
+for Whisper before the caller does, so decoding and OCR run on while Whisper works
+instead of stopping at every batch boundary. Measured on the first 20 minutes of the
+`venus bench memory` haystack (quiet machine): fixed 4-minute batches with one in flight
+took 58.4 s (20.6x real time), the caller waiting 17.5 s at 4 boundaries and Whisper
+idle for the first 4.0 s; this schedule 55.3 s (21.7x), Whisper starting at 0.5 s, the
+caller done decoding at 38.6 s and waiting only for the last batches. What remains is
+Whisper's own speed (see `memory._heap` for the allocator setting that took a fifth off).
 """
 
 from __future__ import annotations
@@ -72,12 +84,20 @@ class SpeechOptions:
     into 30 s windows, in place of ours) heard the other voice worse (WER 0.358). Live capture
     (`VideoMemory.add`, the app's camera) keeps the short batch: what a crash loses is
     what is not committed yet, and a live viewer waits for it. A question flushes the
-    batch either way."""
+    batch either way.
+
+    ``grow_file_batches``: a file's batch is as long as the media before it, between
+    ``batch_seconds`` and ``file_batch_seconds`` (its longest scaled alike), so Whisper
+    starts early (`SpeechBatcher.batch_lengths`). ``queue_batches``: batches cut and not
+    yet heard before the caller waits for the oldest (each holds its audio: 15 MB for 4
+    minutes)."""
 
     batch_seconds: float = 30.0
     max_batch_seconds: float = 60.0
     file_batch_seconds: float = 240.0
     file_max_batch_seconds: float = 360.0
+    grow_file_batches: bool = True
+    queue_batches: int = 2
     merge_gap: float = 0.8
     max_region: float = 28.0
     pad: float = 0.2
@@ -152,13 +172,28 @@ class SpeechBatcher:
 
     @property
     def batch_seconds(self) -> float:
-        o = self.options
-        return o.file_batch_seconds if self.file else o.batch_seconds
+        """Buffered seconds at which the next batch is cut (`batch_lengths`)."""
+        return self.batch_lengths()[0]
 
     @property
     def max_batch_seconds(self) -> float:
+        return self.batch_lengths()[1]
+
+    def batch_lengths(self) -> tuple[float, float]:
+        """(batch, longest batch) seconds for the batch the buffer holds now. Live: the
+        short pair. A file: the ``file_*`` pair, or with ``grow_file_batches`` as long as
+        the media before the batch's first chunk, between the two (from 0 s: 30, 30, 60,
+        120, 240, 240 ... s), so Whisper starts after 30 s of media, not 4 minutes. It
+        depends only on where the batch starts, so a resumed file batches as an unbroken
+        one did."""
         o = self.options
-        return o.file_max_batch_seconds if self.file else o.max_batch_seconds
+        if not self.file:
+            return o.batch_seconds, o.max_batch_seconds
+        if not o.grow_file_batches or not self.pending:
+            return o.file_batch_seconds, o.file_max_batch_seconds
+        length = min(o.file_batch_seconds, max(o.batch_seconds, self.pending[0].start))
+        longest = o.file_max_batch_seconds * length / o.file_batch_seconds
+        return length, max(o.max_batch_seconds, longest)
 
     @property
     def buffered_seconds(self) -> float:
@@ -186,13 +221,14 @@ class SpeechBatcher:
 
     def push_batches(self, chunk: VideoChunk) -> list[HeardBatch]:
         """Buffer ``chunk`` (a batch may be cut here); return the batches transcribed
-        since the last call, oldest first, waiting only when a second one is queued."""
+        since the last call, oldest first, waiting only when more than
+        ``queue_batches`` would be in flight."""
         self.hear(chunk)
         self.pending.append(chunk)
         self._covered += [(c.start, c.end) for c in chunk.cues]
         if self.buffered_seconds >= max(self.batch_seconds, self._retry_at):
             self._cut_batch(final=False)
-        return self._finished(keep=1)
+        return self._finished(keep=max(1, self.options.queue_batches))
 
     def flush_batches(self) -> list[HeardBatch]:
         """Cut everything buffered into a last batch and wait for every batch."""
@@ -202,9 +238,10 @@ class SpeechBatcher:
 
     def _finished(self, keep: int) -> list[HeardBatch]:
         """The batches heard, oldest first: every one done, waiting for the older ones
-        until at most ``keep`` are still being transcribed. Pushing keeps one (Whisper
-        hears a batch while the next one fills, and the caller, which decodes far faster
-        than Whisper hears, never runs more than a batch ahead: its memory stays flat)."""
+        until at most ``keep`` are still being transcribed. Pushing keeps
+        ``queue_batches`` (Whisper hears a batch while the next ones fill, and the
+        caller, which decodes far faster than Whisper hears, never runs more than that
+        many batches ahead: its memory stays bounded)."""
         out = []
         while self._inflight and (len(self._inflight) > keep or self._inflight[0].heard.done()):
             job = self._inflight.pop(0)
