@@ -1,8 +1,9 @@
 """Watching uploaded videos: a bounded pool of ingest workers shared by every tab.
 
 Below `demos.state` (no Gradio). An `IngestJob` is one video going into one tab's
-`memory.VideoMemory`, a chunk at a time, with its progress, an ETA and a cancel flag
-checked between chunks; `IngestPool` runs at most ``workers`` jobs at once (a
+`memory.VideoMemory` through its file path (`VideoMemory.ingest`: speech in file
+batches), a chunk at a time, with its progress, an ETA and a cancel flag checked between
+chunks; `IngestPool` runs at most ``workers`` jobs at once (a
 `concurrent.futures.ThreadPoolExecutor`) and tells a waiting job its place in line. The
 embedded models are shared by every memory of the process; each memory owns its own
 streaming state (VAD stream, speech buffer, key-frame detector), so two ingests run side
@@ -119,20 +120,27 @@ class IngestJob:
         from memory.video import open_video
 
         with open_video(self.path) as source:
-            for chunk in source:
-                if self._cancel.is_set():
-                    return "cancelled"
-                self.memory.add(chunk)
-                with self._lock:
-                    self._done_s = min(self.total_s, chunk.end)
-                    if self._rate_from is None:  # the first chunk pays the model loading
-                        self._rate_from = (self._now(), self._done_s)
+            # A file goes in by the memory's file path (`VideoMemory.ingest`): speech in
+            # file batches, cheaper per second than `add`'s 30 s live ones.
+            self.memory.ingest(self._chunks(source), finish=False)
         if self._cancel.is_set():
             return "cancelled"
         self.memory.finish()
         with self._lock:
             self._done_s = self.total_s
         return "done"
+
+
+    def _chunks(self, source):
+        """The file's chunks, each counted once the memory took it; stops on cancel."""
+        for chunk in source:
+            if self._cancel.is_set():
+                return
+            yield chunk
+            with self._lock:
+                self._done_s = min(self.total_s, chunk.end)
+                if self._rate_from is None:  # the first chunk pays the model loading
+                    self._rate_from = (self._now(), self._done_s)
 
 
 class IngestPool:

@@ -105,6 +105,13 @@ class _RecordingMemory:
         self.chunks.append(chunk.index)
         return 1
 
+    def ingest(self, chunks, finish: bool = True) -> dict:
+        for chunk in chunks:  # as VideoMemory.ingest: each chunk through add
+            self.add(chunk)
+        if finish:
+            self.finish()
+        return {}
+
     def finish(self) -> int:
         self.finished = True
         return 0

@@ -76,9 +76,11 @@ def test_a_question_before_the_video_is_watched_says_what_it_covers(tmp_path, le
         def __init__(self) -> None:
             self.gate = threading.Event()
 
-        def add(self, chunk) -> int:
+        def ingest(self, chunks, finish: bool = True) -> dict:
             self.gate.wait()
-            return 0
+            for _ in chunks:
+                pass
+            return {}
 
         def finish(self) -> int:
             return 0
