@@ -5,6 +5,10 @@ ASR, VAD, OCR, embeddings, TTS) and ``video`` (sources yielding one-second chunk
 the memory store and retrieval built on them. This package never imports ``venus``.
 """
 
+from memory._heap import keep_freed_memory
+
+keep_freed_memory()  # before other threads exist: see memory._heap
+
 from memory.errors import (
     AudioFormatError,
     CameraError,

@@ -33,15 +33,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _rss_mb() -> float:
-    """Resident set size after handing freed heap pages back to the OS (glibc
-    ``malloc_trim``): without it, per-thread malloc arenas of the OCR worker read as
-    growth that is only allocator slack."""
+    """Resident set size. Where `memory._heap` keeps freed memory for reuse (glibc) it is
+    read as is: that heap is what the process holds, and trimming it at each sample made
+    the next Whisper call fault it back in, timed as ingest. Elsewhere freed heap pages
+    are handed back first (``malloc_trim``): per-thread malloc arenas of the OCR worker
+    read as growth that is only allocator slack."""
     import ctypes
     import ctypes.util
     import os
 
+    from memory import _heap
+
     libc = ctypes.util.find_library("c")
-    if libc:
+    if libc and not _heap.applied:
         try:
             ctypes.CDLL(libc).malloc_trim(0)
         except (OSError, AttributeError):  # not glibc: measure as is
