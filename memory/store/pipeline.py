@@ -79,6 +79,7 @@ class ChunkPipeline:
         models.ocr  # load the models on this thread, before any work is queued
         self.speech = SpeechBatcher(models.vad, models.asr, options.speech, timers,
                                     workers=options.workers)
+        self.speech.screen = self._screen  # Whisper's prompt: the slide being spoken to
         self._reader = worker("ocr", options.workers)
         self._visuals: dict[int, _Visual] = {}
 
@@ -117,6 +118,19 @@ class ChunkPipeline:
             new.ocr_text, new.caption = text, caption
         return ChunkRecord(chunk.index, chunk.start, chunk.end, words,
                            visual.keyframe_id, text, caption, new)
+
+    def _screen(self, chunk: VideoChunk):
+        """The OCR text on screen during ``chunk``, read when called (on the ASR worker,
+        which waits for the reader if it is behind); "" where OCR failed (the failure is
+        raised when the chunk's record is made)."""
+        reading = self._visuals[chunk.index].reading
+
+        def text() -> str:
+            try:
+                return reading.result()[0]
+            except Exception:  # noqa: BLE001 - re-raised by _record, on the caller
+                return ""
+        return text
 
     def _look(self, chunk: VideoChunk) -> _Visual:
         changed = None
