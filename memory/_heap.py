@@ -7,7 +7,10 @@ million page faults for 225 s of speech, a third of Whisper's CPU time spent in 
 kernel (measured: 9.6 s wall, 11.1 s user + 4.7 s system CPU for 9 windows; with the
 heap kept, 7.5 s wall, 11.0 + 0.9 s). In the whole ingest (first 20 minutes of the
 bench haystack, quiet machine) the process's system CPU fell from 18.4 s to 3.7 s and
-the ingest went from 21.7x to 26.6x real time.
+the ingest went from 21.7x to 26.6x real time. The whole `venus bench memory --minutes 60`,
+run back to back with the code before this setting and the growing batches of
+`memory.store.speech` (quiet machine): 110.0 s (34.2x) and 49.0 s system CPU before,
+91.7 s (40.9x) and 7.4 s after.
 
 So on glibc, `keep_freed_memory` (called once when `memory` is imported, before other
 threads exist) puts every thread on the main heap (``M_ARENA_MAX`` 1: a thread's own
