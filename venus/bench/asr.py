@@ -5,7 +5,10 @@ Two narrated lectures are rendered (or reused): the sample lecture (seed 0, eSpe
 neural ``en_US-joe-medium``; the ``voices`` extra).
 Each is decoded once and its speech found once by the embedded VAD, then every model
 transcribes it through the memory's own path (`memory.store.speech.SpeechBatcher`:
-30 s batches, packed windows), so the figures are what ingest gets. Runs are
+30 s batches, packed windows), without the slide text as Whisper's prompt: it compares
+the models themselves, while ingest by default also hears each region after the screen's
+OCR text (`SpeechOptions.screen_prompt`; docs/hearing.md gives its WER, lower than the
+figures here on slide terms). Runs are
 interleaved per lecture (model order alternates between repeats) on one shared machine.
 
 WER is scored against the script with OpenAI Whisper's English text normalizer
