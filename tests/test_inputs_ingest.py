@@ -136,12 +136,20 @@ def test_4k_key_frames_are_stored_bounded_and_still_read(tmp_path):
 
 @pytest.mark.slow
 def test_an_http_url_ingests_like_the_file(tmp_path):
-    path = _spoken_clip(tmp_path / "talk.mp4", ["Water evaporates and falls again as rain."], 6)
+    # The slide matches the speech: Whisper hears each stretch after the slide's text, and
+    # an unrelated slide ("Acids and Bases") had it hear "rain" as "range" here.
+    path = _spoken_clip(tmp_path / "talk.mp4", ["Water evaporates and falls again as rain."], 6,
+                        slide="The Water Cycle")
+    local = VideoMemory.create(tmp_path / "local")
+    local.ingest(path)
+    heard = [(m.start, m.end, m.transcript, m.ocr_text) for m in local.moments(0, 6)]
+    local.close()
     with serve(tmp_path) as base:
         mem = VideoMemory.create(tmp_path / "mem")
         stats = mem.ingest(f"{base}/talk.mp4")
         assert stats["chunks"] == 6
-        assert "rain" in " ".join(m.transcript for m in mem.moments(0, 6)).lower()
+        assert [(m.start, m.end, m.transcript, m.ocr_text) for m in mem.moments(0, 6)] == heard
+        assert "rain" in " ".join(h[2] for h in heard).lower()
         mem.close()
 
 
