@@ -199,14 +199,16 @@ def test_demo_keeps_and_answers_from_a_truncated_file_and_reruns(tmp_path, capsy
     cut.write_bytes(data[: int(len(data) * 0.75)])
     mem_dir = tmp_path / "mem"
     args = ["demo", str(cut), "--memory", str(mem_dir), "--quiet",
-            "-q", "What light is absorbed?"]
+            "-q", "What happens to sunlight?"]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "is truncated" in out and "answering from the" in out
-    # Asked in words Whisper tiny.en hears in this clip ("Clorophyll absorbed bread and blue
-    # light"): "What does chlorophyll absorb?" is abstained on (a false abstention, issue 12).
-    answer = out[out.index("Q: What light is absorbed?"):]
-    assert "blue light" in answer.lower(), answer
+    # Asked in words Whisper tiny.en hears in this clip after the slide (its prompt):
+    # "Fogle's in the cisterns sunlight into sugar. Clorophyll, I'm sorry, Fred, and blue
+    # light." The chlorophyll sentence lost "absorbs", so questions about it are abstained
+    # on (0.91 for "Which light does chlorophyll absorb?": a false abstention, issue 12).
+    answer = out[out.index("Q: What happens to sunlight?"):]
+    assert "sunlight into sugar" in answer.lower(), answer
     readable = 0
     with pytest.raises(TruncatedVideoError), open_video(cut) as source:
         for _chunk in source:
@@ -217,7 +219,7 @@ def test_demo_keeps_and_answers_from_a_truncated_file_and_reruns(tmp_path, capsy
     mem.close()
     assert main(args) == 0  # the rerun resumes at the cut and answers again
     again = capsys.readouterr().out
-    assert "blue light" in again[again.index("Q: "):].lower()
+    assert "sunlight into sugar" in again[again.index("Q: "):].lower()
     mem = VideoMemory.open(mem_dir)
     assert mem.stats()["chunks"] == kept["chunks"]
     mem.close()
