@@ -425,6 +425,36 @@ def test_sustained_loud_speech_holds_the_output_before_its_words_are_read(models
     assert _silent_over(output, ep.onset + gate.hold_after_s + 0.01, 3.0)  # held since
 
 
+def test_an_opener_with_a_pause_after_it_holds_the_output_in_the_pause(models):
+    """"Wait, [pause] what do the roots do?": the pause after an opener's comma (0.15-0.3 s
+    in every voice family) often falls on `hold_after_s`; speech at the user's level
+    within the VAD's offset window before it (`offset_silence_s`: a shorter pause is no
+    end of speech) is still speech going on, so the output is held there, not 0.3 s later
+    when the words are read (tuning 0032, 0030, 0004: stops at 0.56-1.09 s)."""
+    gate, config = DuplexOptions().gate, PerceptionConfig()
+    wait = models.tts.synthesize("Wait.", "en-us", 175, 50).audio
+    rest = models.tts.synthesize("what do the roots do?", "en-us", 175, 50).audio
+    voiced = np.flatnonzero(np.abs(wait) > 0.01)
+    wait = wait[voiced[0]:voiced[0] + round(0.25 * SAMPLE_RATE)]  # a 0.25 s opener, then the pause
+    mic = np.zeros(3 * SAMPLE_RATE, np.float32)
+    a = round(1.3 * SAMPLE_RATE)
+    b = a + round((gate.hold_after_s + 0.15) * SAMPLE_RATE)  # resumes after the hold's time
+    mic[a:a + len(wait)] = wait
+    mic[b:b + len(rest)] = rest[:len(mic) - b]
+    duplex, output = _probed_duplex(models, _OpenerAfter(0.7, config.asr_pad_s))
+    try:
+        output.queue(Utterance("u1", ANSWER), 0.0)
+        for i in range(3):
+            frame = duplex.hear(VideoChunk(i, float(i), float(i + 1), (),
+                                           mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
+    finally:
+        duplex.close()
+    ep = frame.overlap
+    assert ep is not None and ep.stopped, ep
+    assert ep.onset + gate.hold_after_s < b / SAMPLE_RATE  # the cue fell in the pause
+    assert _silent_over(output, ep.onset + gate.hold_after_s + 0.01, 3.0)  # held since
+
+
 def test_a_hold_no_words_confirm_plays_on_within_the_silence_a_listener_tolerates(models):
     """Loud speech the probe never makes out: held at 0.4 s, then playing on (ducked)
     `max_hold_s` later, a silence under the 0.8 s a listener tolerates."""

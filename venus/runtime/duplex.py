@@ -48,6 +48,7 @@ __all__ = ["DuplexIO", "DuplexOptions", "GatePolicy", "OverlapGate"]
 
 _STOPPING = (FloorAction.YIELD_FLOOR, FloorAction.STOP_OUTPUT, FloorAction.REVISE_RESPONSE)
 _QUIET_WINDOW_S = 0.3  # of speech after an onset, to judge its level against the user
+_LOUD_SLICE_S, _LOUD_STEP_S = 0.1, 0.05  # the acoustic cue: a slice of speech at the user's level
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,11 @@ class GatePolicy:
     the probe's own worker (`venus bench frontend` prints them).
 
     The **acoustic cue** comes before any word: speech that is not quiet, still going on
-    ``hold_after_s`` after the onset (no offset confirmed, the last 0.1 s of the cleaned
-    input as loud as the quiet rule asks: the echo is already removed), with no read
+    ``hold_after_s`` after the onset (no offset confirmed, and some 0.1 s of the cleaned
+    input within the VAD's offset window before it, ``offset_silence_s``, as loud as the
+    quiet rule asks: the echo is already removed; a pause shorter than that window is no
+    end of speech, and the pause after an opener's comma, "Wait, | what ...", often falls
+    on ``hold_after_s``), with no read
     visible by then that says it is harmless (a backchannel or murmur, a name of someone
     else), *holds* the output there: a backchannel is mostly over by then ("Mm-hmm",
     "Yeah" last 0.3-0.5 s) and the first read (0.25 s) is in. The hold is a pause that
@@ -357,8 +361,14 @@ class DuplexIO:
         gate.hold_checked = True
         if ep.ended_at is not None and ep.ended_at + self._offset_delay_s <= at:
             return  # over, and the VAD had said so by then
-        if self._loud(at - 0.1, at):
+        if self._loud_within(at - max(self._offset_delay_s, _LOUD_SLICE_S), at):
             gate.hold(at)
+
+    def _loud_within(self, start: float, end: float) -> bool:
+        """Whether some `_LOUD_SLICE_S` of the cleaned input in [start, end) is `_loud`."""
+        steps = max(0, round((end - start - _LOUD_SLICE_S) / _LOUD_STEP_S))
+        return any(self._loud(end - _LOUD_SLICE_S - i * _LOUD_STEP_S, end - i * _LOUD_STEP_S)
+                   for i in range(steps + 1))
 
     def _loud(self, start: float, end: float) -> bool:
         """Whether the cleaned input over [start, end) (inside the last two chunks) is
