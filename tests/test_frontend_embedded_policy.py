@@ -281,6 +281,40 @@ def test_words_said_over_the_answer_and_judged_after_it_ended_get_a_reply(words,
         assert decided.speech is None
 
 
+def test_words_begun_in_the_chunk_the_answer_ended_in_are_judged_as_an_overlap():
+    """The user began over the answer's last words, and the answer ended in that same
+    chunk: the runtime closed the episode before the frontend saw it open (`DuplexFrame.
+    closed`). It is still an overlap the answer ended under, judged whole with its words:
+    a misheard question gets a reply, not silence (tuning 0044, "Oh, and what do roots
+    take from the soil?" heard "Oh, and let's do route steak from the soil.")."""
+    import numpy as np
+
+    from memory.media import VideoChunk
+    from memory.models.base import Word
+    from venus.frontend.base import DuplexFrame, Overlap, SessionView
+    from venus.frontend.embedded import CLARIFY, EmbeddedFrontend
+    from venus.perception import AddresseeCues, PerceptionFrame, Prosody
+    from venus.perception.types import SpeechBoundary
+
+    frontend = EmbeddedFrontend(None, mode="audio", config=CONFIG)
+    view = SessionView("s", 0.0, 0, True, (), (), (), (), ())
+    loud = Prosody(-20.0, 0.5, False)
+
+    def step(i, closed=None, **frame):
+        chunk = VideoChunk(i, float(i), float(i + 1), (), np.zeros(16000, np.float32))
+        p = PerceptionFrame(i, float(i), float(i + 1), 0.9, **frame)
+        return frontend.decide(DuplexFrame(chunk, p, None, False, closed=closed), view)
+
+    step(5, Overlap(5.38), speaking=True, boundaries=(SpeechBoundary("onset", 5.38),), prosody=loud)
+    step(6, speaking=True, prosody=loud)
+    step(7, speaking=False, transcribing=True, prosody=loud, boundaries=(SpeechBoundary("offset", 7.87),))
+    said = "Oh, and let's do route steak from the soil.".split()
+    finals = tuple(Word(w, 5.4 + 0.28 * k, 5.6 + 0.28 * k) for k, w in enumerate(said))
+    off_topic = AddresseeCues(text=" ".join(said), topic_similarity=0.05, on_topic=False)
+    decided = step(8, speaking=False, final_words=finals, prosody=Prosody(), cues=off_topic)
+    assert decided.speech == CLARIFY, decided
+
+
 @pytest.mark.parametrize("question, cut_first", [
     ("And let's do the root 2.", True),   # Whisper's "And what do the roots do?" (tuning 0013)
     ("How do we stay cup vlogger?", False),  # its "How do roots take up water?" (0037)

@@ -121,6 +121,24 @@ def test_settle_releases_a_harmless_overlap_and_closes_an_interruption(models):
             duplex.close()
 
 
+def test_an_overlap_the_answer_ends_under_in_its_chunk_is_handed_over_closed(models):
+    """The user began over the answer's last words and the answer ended in the same
+    chunk: the episode closes there (what the user says now is a turn), and the frame
+    says so (`DuplexFrame.closed`), so the frontend judges those words as an overlap the
+    answer ended under rather than as a turn begun in silence; the next chunk has none."""
+    duplex, output = _duplex(models)
+    try:
+        output.queue(Utterance("u1", "Roots take up water."), 0.0)
+        duplex.hear(_silent(0))
+        duplex.gate.onset(0.9, quiet=False)  # over the answer's last words
+        frame = duplex.hear(_silent(1))
+        assert not frame.speaking and frame.overlap is None
+        assert frame.closed is not None and frame.closed.onset == 0.9, frame
+        assert duplex.hear(_silent(2)).closed is None
+    finally:
+        duplex.close()
+
+
 def test_a_bare_wait_over_the_answer_pauses_it_at_once(models):
     """"Wait." ends before the first probe time and the user goes on after a breath (a new
     VAD region): the probe reads it at its confirmed end and the output pauses there,

@@ -62,7 +62,10 @@ class DuplexFrame:
     made of it (None in a session without perception, e.g. with fakes); ``overlap`` the
     open overlap episode, if any; ``speaking`` whether the output still has speech
     playing or queued after playing up to the chunk's end; ``heard`` what the user has
-    heard so far of the utterance at the cursor (outputs with word timings only).
+    heard so far of the utterance at the cursor (outputs with word timings only);
+    ``closed`` an overlap episode the assistant's turn ended under in this chunk, before
+    any verdict (the runtime closes it, as what the user says now is a turn: the
+    frontend judges its words whole, as an overlap begun over the answer).
     """
 
     chunk: VideoChunk
@@ -70,6 +73,7 @@ class DuplexFrame:
     overlap: Overlap | None = None
     speaking: bool = False
     heard: Heard | None = None
+    closed: Overlap | None = None
 
     @property
     def index(self) -> int:

@@ -153,6 +153,10 @@ class EmbeddedFrontend:
         if self._episode_onset is not None and (ep is None or ep.onset != self._episode_onset):
             # Closed undecided (the output had nothing more to say): judged with its words.
             self._unjudged, self._episode_onset = True, None
+        elif frame.closed is not None and ep is None:
+            # Begun and closed by the answer's end within one chunk: never seen open, the
+            # same overlap the answer ended under all the same.
+            self._unjudged = True
         if ep is not None and ep.onset != self._episode_onset:  # a new overlap episode
             self._episode_onset = ep.onset
             self._episode_words, self._episode_final = (), []

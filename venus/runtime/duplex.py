@@ -240,15 +240,17 @@ class DuplexIO:
             self._probe(chunk.end)
             if self._partials_in_overlap and self.gate.episode is not None:
                 self.perception.request_partial()
-        control = self.control
+        control, closed = self.control, None
         if control is not None:
             control.advance(chunk.end)
             if self.gate is not None and self.gate.episode is not None and not control.busy:
                 # The assistant's turn is over: what the user says now is a turn, not an
                 # overlap (the frontend judges it whole once its words are in).
+                closed = self.gate.episode
                 self.gate.release(chunk.end)
         return DuplexFrame(heard, frame, self.gate.episode if self.gate else None,
-                           self.output.busy, control.heard_so_far() if control else None)
+                           self.output.busy, control.heard_so_far() if control else None,
+                           closed)
 
     def settle(self, decision: Decision, now: float) -> None:
         """Apply the frontend's decision: its verdict on the open overlap (see the module
