@@ -208,3 +208,39 @@ def test_the_clean_run_hears_the_clean_input_as_written(tmp_path):
     onset = read_meta(folders[0]).timestamps[0]
     before = round(onset * SAMPLE_RATE)
     assert np.array_equal(read_wav(folders[0] / "input.wav")[:before], clean[:before])
+
+
+def test_the_overlaps_timestamps_mark_its_voice_not_the_synthesizers_padding(tmp_path):
+    """Flite pads every clip with 0.15-0.24 s of silence before the voice (Piper ~0.04 s,
+    eSpeak none): the overlap begins where its voice begins, for the listener and for
+    FDB's timestamps, so a stop is timed from the first sound of "Wait", not from a
+    silence nobody heard. The audio is placed exactly as before."""
+    from types import SimpleNamespace
+
+    from venus.eval import synth
+    from venus.eval.fdb import read_wav
+    from venus.factory import shared_models
+
+    lead, voiced, tail = 0.23, 1.2, 0.1
+    tone = 0.3 * np.sin(np.arange(round(voiced * SAMPLE_RATE)) / 3.0).astype(np.float32)
+    clip = np.concatenate([np.zeros(round(lead * SAMPLE_RATE), np.float32), tone,
+                           np.zeros(round(tail * SAMPLE_RATE), np.float32)])
+
+    class Padded(synth._Voices):
+        def say(self, text):
+            return super().say(text) if text == self.spec.question[0] else clip
+
+    def stream_audio(audio, **_):
+        out = np.zeros(len(audio), np.float32)
+        a = round((len(audio) / SAMPLE_RATE - 6.0) * SAMPLE_RATE)
+        out[a:a + 3 * SAMPLE_RATE] = 0.3 * np.sin(np.arange(3 * SAMPLE_RATE) / 5.0)
+        return SimpleNamespace(output_audio=out, words=[])
+
+    spec = draw_spec(TUNING_SEED, 1)
+    voices = Padded(shared_models().tts, spec)
+    folder, = synth._write_overlaps(tmp_path, spec, voices, ("user_interruption",), TUNING_SEED,
+                                    8.0, None, stream_audio)
+    start, end = read_meta(folder).timestamps
+    added = read_wav(folder / "input.wav") - read_wav(folder / "clean_input.wav")
+    sound = np.flatnonzero(np.abs(added) > 1e-3) / SAMPLE_RATE
+    assert abs(start - sound[0]) < 0.011 and abs(end - sound[-1]) < 0.011, (start, end, sound[[0, -1]])

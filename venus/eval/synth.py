@@ -237,16 +237,35 @@ def _padded(audio: np.ndarray, length_s: float) -> np.ndarray:
     return out
 
 
-def _overlap_audio(subset: str, spec: SampleSpec, voices: _Voices, seed: int) -> tuple[str, np.ndarray]:
+def voiced_span(audio: np.ndarray) -> tuple[float, float]:
+    """Where a clip's voice begins and ends (s): its first and last 10 ms frame within 40 dB
+    of its loudest. Synthesizers pad their clips with silence (Flite 0.15-0.24 s before
+    the voice, Piper ~0.04 s, eSpeak none): a listener hears an overlap begin with its
+    first sound, and FDB's timestamps mark the speech."""
+    frame = SAMPLE_RATE // 100
+    n = len(audio) // frame
+    peaks = np.abs(audio[:n * frame]).reshape(n, frame).max(axis=1) if n else np.zeros(0)
+    loud = np.flatnonzero(peaks > 0.01 * peaks.max()) if n and peaks.max() > 0 else []
+    if not len(loud):
+        return 0.0, len(audio) / SAMPLE_RATE
+    return loud[0] * frame / SAMPLE_RATE, min(len(audio), (loud[-1] + 1) * frame) / SAMPLE_RATE
+
+
+def _overlap_audio(subset: str, spec: SampleSpec, voices: _Voices, seed: int
+                   ) -> tuple[str, np.ndarray, tuple[float, float]]:
+    """The overlap's words, its audio and the span of its voice in that audio (before
+    any noise is added: the noise is the room, not the talker)."""
     said = {"user_interruption": spec.interruption, "user_backchannel": spec.backchannel,
             "talking_to_other": spec.other}.get(subset)
     if said is not None:  # metadata gets the words as spoken (a family may respell them)
-        return spoken(spec.family, said), voices.say(said)
+        audio = voices.say(said)
+        return spoken(spec.family, said), audio, voiced_span(audio)
     audio = voices.background() * 10 ** (spec.background_db / 20)
+    span = voiced_span(audio)
     if spec.noise_db is not None:
         rng = np.random.default_rng([seed, spec.index])
         audio = audio + (rng.standard_normal(len(audio)) * 10 ** (spec.noise_db / 20)).astype(np.float32)
-    return spec.background, audio.astype(np.float32)
+    return spec.background, audio.astype(np.float32), span
 
 
 def synthesize(root: Path, n: int, seed: int = TUNING_SEED, *, subsets=OVERLAP_SUBSETS,
@@ -324,7 +343,7 @@ def _write_overlaps(root, spec, voices, subsets, seed, tail_s, models, stream_au
     at = round(min(r0 + spec.overlap_delay_s, max(r0 + 0.3, r1 - 0.6)), 3)
     folders = []
     for subset in subsets:
-        text, audio = _overlap_audio(subset, spec, voices, seed)
+        text, audio, (v0, v1) = _overlap_audio(subset, spec, voices, seed)
         folder = root / subset / f"{spec.index:04d}"
         folder.mkdir(parents=True, exist_ok=True)
         mixed = _mix(clean, audio, at)[:len(clean)]
@@ -332,8 +351,7 @@ def _write_overlaps(root, spec, voices, subsets, seed, tail_s, models, stream_au
         write_wav(folder / "input.wav", mixed)
         write_wav(folder / "clean_output.wav", run.output_audio)
         write_json(folder / "clean_output.json", transcript_doc(run.words))
-        end = round(at + len(audio) / SAMPLE_RATE, 3)
-        meta = SampleMeta(spec.question[0], text, [at, end], {
+        meta = SampleMeta(spec.question[0], text, [round(at + v0, 3), round(at + v1, 3)], {
             "subset": subset, "seed": seed, "index": spec.index, **_voice_meta(spec, subset),
             "rate": spec.rate, "pitch": spec.pitch, "question_span": [spec.lead_s, round(q_end, 3)],
             "assistant_speech": [r0, r1],
