@@ -11,7 +11,11 @@ short reply that leads with the answering unit and its time::
 
 The score of a unit (each part in 0..1) is a weighted sum of:
 
-- ``dense``: cosine of the question's and the unit's MiniLM vectors;
+- ``dense``: cosine of the question's and the unit's MiniLM vectors; with ``screen`` the
+  unit's vector is read with its moment's screen text (the mean vector of the lines
+  shown, footers left out, added at that weight), as a passage is read under its
+  document's title: a sentence said under the slide "The Aztecs" is about them even
+  when it does not name them;
 - ``lexical``: the idf-weighted share of the question's terms the unit contains (a term
   found only one typo away, or as its comparative, counts `FUZZY_CREDIT`: "clorophyll"
   for "chlorophyll", "harder" for "hard"; one only the unit's moment holds counts
@@ -309,6 +313,7 @@ class UnitScorer:
     counts: bool = False  # "how many X": a number counting something else costs `named`
     echo: float = 0.0  # taken off a unit that says nothing beyond the question's terms
     context: float = 0.0  # credit for a question term only the unit's moment holds
+    screen: float = 0.0  # weight of the moment's screen text in a unit's dense vector
 
     def score(self, question: str, vector: np.ndarray, units: Sequence[Evidence],
               vectors: np.ndarray, priors: Sequence[float],
@@ -318,6 +323,8 @@ class UnitScorer:
         ``groups``: the moment of each unit, default one each)."""
         if not units:
             return np.zeros(0)
+        if self.screen:
+            vectors = self._on_screen(units, vectors, groups)
         total = self.dense * np.clip(vectors @ vector, 0.0, 1.0)
         terms = list(dict.fromkeys(content_terms(question)))
         wanted, kind = question_type(question), asked_kind(question)
@@ -355,6 +362,27 @@ class UnitScorer:
                 parts += self.kind
             total[i] += parts + self.prior * priors[i] - self.named * missing[i]
         return total
+
+    def _on_screen(self, units: Sequence[Evidence], vectors: np.ndarray,
+                   groups: Sequence[int] | None) -> np.ndarray:
+        """Each unit's vector read with its moment's screen (the mean of the vectors of the
+        lines shown, footers left out) added at weight ``screen``: a sentence is said under
+        a slide, as a passage sits under its document's title, so "Cocoa beans were used as
+        money" under "The Aztecs" answers "What did the Aztecs use as money?" and not only
+        the sentence that names them. A moment with no screen text keeps its vectors."""
+        groups = list(range(len(units))) if groups is None else list(groups)
+        shown: dict[int, list[int]] = {}
+        for i, (g, unit) in enumerate(zip(groups, units)):
+            if unit.kind == SHOWN and not unit.boilerplate:
+                shown.setdefault(g, []).append(i)
+        if not shown:
+            return vectors
+        out = vectors.astype(np.float32, copy=True)
+        for g, members in shown.items():
+            screen = vectors[members].mean(axis=0)
+            rows = [i for i, h in enumerate(groups) if h == g]
+            out[rows] += self.screen * screen
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
 
     @staticmethod
     def _moment_terms(seen, groups) -> list[set[str]]:
@@ -406,6 +434,9 @@ SCORERS: dict[str, UnitScorer] = {s.name: s for s in (
                type_needs_terms=True, named=0.5, counts=True, echo=0.3),
     UnitScorer("full", lexical=0.6, type=0.3, info=0.1, prior=0.1, kind=0.1,
                type_needs_terms=True, named=0.5, counts=True, echo=0.3, context=0.5),
+    UnitScorer("full-screen", lexical=0.6, type=0.3, info=0.1, prior=0.1, kind=0.1,
+               type_needs_terms=True, named=0.5, counts=True, echo=0.3, context=0.5,
+               screen=1.0),
 )}
 
 
@@ -415,19 +446,18 @@ class AnswerOptions:
 
     ``scorer``: a name in `SCORERS`; ``min_score``: below it the memory abstains (the
     lead unit's score; calibrated for the default scorer on the answer benchmark's
-    tuning and dev splits pooled, ``venus bench qa``, and the sample lecture: 0.933, the
-    midpoint between the highest question that must abstain (0.907, dev) and the lowest
-    true answer seen (0.960: the subtitled sample lecture's "What is the pH of a neutral
-    solution?", the library test; the benchmarks' lowest answered one is 1.03). Any cut in
-    that gap gives abstention 1.00 at false abstention 0.00 tuning / 0.01 dev; the pooled
-    benchmark midpoint (0.965) abstained on that answer. Recalibrate when
-    changing the scorer, the embedder or adding a reranker); ``moments``: retrieved
-    moments whose units are scored; ``reranker_weight``: how much a `Reranker`'s score
-    (squashed to 0..1) counts beside the unit score, when ``MemoryModels.reranker`` is set.
+    tuning and dev splits pooled, ``venus bench qa``, and the sample lecture: 0.96, the
+    midpoint between the highest question that must abstain (0.927, dev) and the lowest
+    answerable one (0.992; the subtitled sample lecture's "What is the pH of a neutral
+    solution?", the library test, scores 1.011). Every cut in that gap gives abstention
+    1.00 at false abstention 0.00 on both splits. Recalibrate when changing the scorer,
+    the embedder or adding a reranker); ``moments``: retrieved moments whose units are
+    scored; ``reranker_weight``: how much a `Reranker`'s score (squashed to 0..1) counts
+    beside the unit score, when ``MemoryModels.reranker`` is set.
     """
 
-    scorer: str = "full"
-    min_score: float = 0.933
+    scorer: str = "full-screen"
+    min_score: float = 0.96
     moments: int = 6
     reranker_weight: float = 0.5
 

@@ -231,3 +231,46 @@ def test_a_comparative_counts_as_its_word():
     assert near[tokenize("big")[0]] == set(tokenize("bigger"))
     assert _score("Why is sailing hard in winter?",
                   ["Sailing was harder in winter, because storms came."])[0] > 0.5
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    from memory.store import MemoryModels
+
+    return MemoryModels().embedder
+
+
+def _moment_scores(embedder, scorer, question, units):
+    vectors = embedder.embed([u.text for u in units])
+    return SCORERS[scorer].score(question, embedder.embed([question])[0], units, vectors,
+                                 [1.0] * len(units), {}, groups=[0] * len(units))
+
+
+@pytest.mark.parametrize("question, answer", [
+    ("What did the Aztecs use as money?", 6),
+    ("Where was the Aztec capital built?", 5),
+])
+def test_a_sentence_is_read_under_the_slide_it_was_said_under(minilm, question, answer):
+    """The dev split's Aztec slide, as the memory holds it: the sentences that answer
+    refer to the slide's topic without naming it ("Cocoa beans ... were used as money",
+    "Their capital ... stood on an island", said under "The Aztecs"), so on their own
+    words the topic's opening sentence, which names it, led both questions; read with
+    the moment's screen text (`UnitScorer.screen`) the answering sentence leads."""
+    units = [Evidence(SHOWN, t, 36.0, 60.0) for t in (
+        "The Aztecs", "An empire in central Mexico", "A capital built on a lake",
+        "Conquered by Spain in 1521")] + [
+        Evidence(SAID, "The Aztecs built an empire in the valley of Mexico in the 14th and "
+                       "15th centuries.", 37.0, 42.0),
+        Evidence(SAID, "Their capital, Tenoc Tylen stood on an island in Lake Tex Cocoa.", 42.0, 46.0),
+        Evidence(SAID, "Cocoa beans were so valuable that they were used as money.", 48.0, 51.0)]
+    assert int(np.argmax(_moment_scores(minilm, "full", question, units))) == 4  # the failure
+    assert int(np.argmax(_moment_scores(minilm, "full-screen", question, units))) == answer
+
+
+def test_a_moment_with_no_screen_text_is_scored_as_before(minilm):
+    """Real footage with no text on screen: reading with the screen changes nothing."""
+    units = [Evidence(SAID, "The bus stopped at the corner.", 0.0, 2.0),
+             Evidence(SAID, "A man in a red coat got off.", 2.0, 4.0)]
+    question = "What colour was the coat of the man?"
+    assert np.allclose(_moment_scores(minilm, "full", question, units),
+                       _moment_scores(minilm, "full-screen", question, units))
