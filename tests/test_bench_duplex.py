@@ -40,7 +40,10 @@ def test_bench_duplex_writes_fdb_folders_and_the_stable_keys(tmp_path, capsys):
         start, end = meta.timestamps
         a, b = int(start * 16000), int(end * 16000)
         assert np.abs(inp[a:b] - clean[a:b]).max() > 1e-3  # the overlap is there ...
-        assert np.abs(inp[:a - 160] - clean[:a - 160]).max() < 1e-3  # ... and only there
+        # ... and only there: the timestamps mark its voice, which a synthesizer may pad
+        # with up to 0.24 s of near-silence (Flite), and a background with room noise
+        pad = a - int(0.25 * 16000)
+        assert np.abs(inp[:pad] - clean[:pad]).max() < 1e-3
         s0, s1 = meta.venus["assistant_speech"]
         assert s0 <= start < s1  # placed while the assistant speaks
         transcript = json.loads((folder / "output.json").read_text())
