@@ -356,7 +356,7 @@ class AppSession:
         duration = memory.duration
         seen: set[str] = set()
         frames = []
-        for m in (memory.moments(0.0, duration) if duration > 0 else []):
+        for m in (memory.moments(0.0, duration, committed_only=True) if duration > 0 else []):
             if m.keyframe and m.keyframe not in seen:
                 seen.add(m.keyframe)
                 frames.append(Cited(m.start, m.end, m.keyframe, m.ocr_text or m.text))

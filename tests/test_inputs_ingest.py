@@ -238,3 +238,34 @@ def test_demo_prints_only_key_frames_it_keeps(tmp_path, capsys):
     frames = re.findall(r"key frame (\S+\.jpg)", out)
     assert frames and all((tmp_path / "m" / "keyframes").joinpath(f.rsplit("/", 1)[1]).is_file()
                           for f in frames)
+
+
+def test_a_display_that_reads_while_adding_leaves_what_is_heard_as_it_is(tmp_path):
+    """`venus demo` prints each stretch as it is committed, and the app lists key frames
+    while a stream goes in. A plain read first transcribes the buffered chunks, which cuts
+    the speech batch where the read happened; those reads came when Whisper's worker had
+    finished a batch, so the demo's transcript changed from run to run (the sample
+    lecture's wolves sentence heard, misheard or lost). A committed-only read leaves the
+    buffer as it is: the memory is the same as one built with no reads at all."""
+    path = _spoken_clip(tmp_path / "talk.mp4", ["Water evaporates from the sea.",
+                                                 "It falls again as rain.",
+                                                 "Rivers carry it back."], 14,
+                        slide="The Water Cycle")
+
+    def heard(folder, read_every):
+        mem = VideoMemory.create(folder)
+        with open_video(path, fps=1.0) as source:
+            for chunk in source:
+                mem.add(chunk)
+                if read_every and chunk.index % read_every == 0:
+                    pending = mem.stats()["pending_chunks"]
+                    mem.moments(0.0, mem.duration, committed_only=True)
+                    assert mem.stats()["pending_chunks"] == pending
+        mem.finish()
+        out = [(m.start, m.end, m.transcript) for m in mem.moments(0.0, mem.duration)]
+        mem.close()
+        return out
+
+    quiet = heard(tmp_path / "a", 0)
+    assert heard(tmp_path / "b", 3) == quiet
+    assert "rain" in " ".join(t for _, _, t in quiet).lower()

@@ -349,7 +349,8 @@ class VideoMemory(MemoryReader):
                 "stage_seconds": {k: round(v, 3) for k, v in self.timers.items()},
                 "stage_cpu_seconds": {k: round(v, 3) for k, v in self.timers.cpu.items()}}
 
-    def _sync(self) -> None:
-        """Commit the buffered chunks first, so a read sees everything added so far."""
-        if self._pending():
+    def _sync(self, flush: bool = True) -> None:
+        """Commit the buffered chunks first (unless ``flush`` is False), so a read sees
+        everything added so far."""
+        if flush and self._pending():
             self.flush()

@@ -192,9 +192,10 @@ class MemoryReader:
             self.db.write_units(units)
         self.db.mark_units_built()
 
-    def _sync(self) -> None:
+    def _sync(self, flush: bool = True) -> None:
         """Bring the memory up to date before a read: reload what another process has
-        committed since (the writer overrides this: it commits its own buffer)."""
+        committed since (the writer overrides this: with ``flush`` it commits its own
+        buffer)."""
         version = self._stored_version()
         if version == self._loaded:
             return
@@ -242,10 +243,17 @@ class MemoryReader:
         return [self._keyframe_moment(i, score, before) for i, score in hits]
 
     @locked
-    def moments(self, start: float, end: float, level: str = "segment") -> list[Moment]:
+    def moments(self, start: float, end: float, level: str = "segment", *,
+                committed_only: bool = False) -> list[Moment]:
         """Chronological moments overlapping ``[start, end]`` that end by ``end``; for
-        segments, the not-yet-closed stretch up to ``end`` comes last (level "chunk")."""
-        self._sync()
+        segments, the not-yet-closed stretch up to ``end`` comes last (level "chunk").
+
+        ``committed_only``: what the writer has committed, its buffered chunks left as
+        they are. A plain read first transcribes the buffer, which cuts the speech batch
+        there and so changes what Whisper hears next: a display that reads while a stream
+        is being added (`venus demo`, the app's key frames) must not, or its transcript
+        depends on when it happened to read."""
+        self._sync(flush=not committed_only)
         return self._moments(start, end, level_named(level))
 
     @locked

@@ -186,7 +186,7 @@ def _add(mem, chunk, shown_until: float, quiet: bool) -> float:
 
 def _print_segments(mem, since: float) -> float:
     """Print the segments closed since ``since``; return the new high-water mark."""
-    for m in mem.moments(since, mem.duration):
+    for m in mem.moments(since, mem.duration, committed_only=True):
         if m.level != "segment":
             continue
         print(f"          {m.span()}  heard: {_short(m.transcript)}")
