@@ -234,7 +234,11 @@ class WhisperTranscriber:
                           for _, p in _assign(_repaired(seg), [span])]
         self._decode_into(results, audios, [i for i in present if i not in long], prompts)
         # Decoding text without timestamp tokens, Whisper sometimes ends a window early:
-        # speech left unheard at the end of a region is decoded once more, on its own.
+        # speech left unheard at the end of a region is decoded once more, on its own and
+        # without the screen prompt, the likeliest reason a prompted window went astray
+        # (the sample lecture's "The rungs are made of four bases called adenine, ..." after
+        # its slide: "... called addling, I'm an A genetic test is a genetic", and the next
+        # three sentences lost; decoded again after the prompt, the rest read "test.").
         tails, heard = [], {}
         for i in present:
             if i in long:
@@ -248,7 +252,7 @@ class WhisperTranscriber:
         if tails:
             again: list[list[TranscriptSegment]] = [[] for _ in tails]
             self._decode_into(again, [t for _, t in tails], list(range(len(tails))),
-                              [prompts[i] for i, _ in tails])
+                              [""] * len(tails))
             for (i, (_, offset)), segments in zip(tails, again):
                 since = audios[i][1] + heard[i]
                 results[i] += [_after(seg, since) for seg in segments if _after(seg, since).words]
