@@ -61,7 +61,7 @@ from venus.eval.voices import (
 )
 
 __all__ = ["HELD_OUT_SEED", "TUNING_SEED", "SampleSpec", "draw_spec", "speech_regions",
-           "synthesize", "synthesize_index"]
+           "synthesize", "synthesize_index", "voiced_span"]
 
 logger = logging.getLogger(__name__)
 
