@@ -244,10 +244,10 @@ def voiced_span(audio: np.ndarray) -> tuple[float, float]:
     first sound, and FDB's timestamps mark the speech."""
     frame = SAMPLE_RATE // 100
     n = len(audio) // frame
-    peaks = np.abs(audio[:n * frame]).reshape(n, frame).max(axis=1) if n else np.zeros(0)
-    loud = np.flatnonzero(peaks > 0.01 * peaks.max()) if n and peaks.max() > 0 else []
-    if not len(loud):
+    peaks = np.abs(audio[:n * frame]).reshape(n, frame).max(axis=1)
+    if not n or peaks.max() <= 0:
         return 0.0, len(audio) / SAMPLE_RATE
+    loud = np.flatnonzero(peaks > 0.01 * peaks.max())
     return loud[0] * frame / SAMPLE_RATE, min(len(audio), (loud[-1] + 1) * frame) / SAMPLE_RATE
 
 
