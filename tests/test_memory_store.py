@@ -214,3 +214,19 @@ def test_an_older_memory_gets_its_lexical_index_and_units_on_open(built, models,
         assert [(m.start, m.end, m.score) for m in older.search(q, k=4)] == \
             [(m.start, m.end, m.score) for m in mem.search(q, k=4)]
     assert older.db.segment_text.search("elephant", 3) == mem.db.segment_text.search("elephant", 3)
+
+
+def test_evidence_read_back_to_a_time_inside_a_segment_holds_each_unit_once(built):
+    """Read as of a time inside a segment (a summary or a time-anchored answer asked back
+    then), that segment is still open: its stored sentences and the ones cut from its
+    chunks as the open stretch are the same sentences, and each is read once (the
+    sample's segment 24 gave "The Suez Canal joins ..." twice)."""
+    mem, _ = built
+    segments = mem.moments(0.0, mem.duration, committed_only=True)
+    assert len(segments) >= 3
+    for seg in segments:
+        cut = (seg.start + seg.end) / 2
+        units = mem.evidence(0.0, cut)
+        keys = [(u.kind, u.text, round(u.start, 2)) for u in units]
+        assert len(keys) == len(set(keys)), cut
+        assert all(u.end <= cut + 1e-6 for u in units)

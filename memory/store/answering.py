@@ -180,8 +180,9 @@ def evidence_between(reader: MemoryReader, lo: float, hi: float,
     now = hi if now is None else now
     records = reader.db.units_overlapping(lo, hi)
     tail = reader._tail(now, lo, hi)
-    if tail:
-        records += build_units(tail)
+    if tail:  # segments closed after ``now`` are open then: their chunks are the tail's
+        closed = reader._closed_by(now)
+        records = [r for r in records if r.end <= closed + 1e-6] + build_units(tail)
     records = sorted((r for r in records if r.end <= now + 1e-6), key=lambda r: r.start)
     flags = _boilerplate(reader, records, now)
     return [to_evidence(r, 0.0, flag) for r, flag in zip(records, flags)]

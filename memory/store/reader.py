@@ -328,16 +328,20 @@ class MemoryReader:
     def _tail(self, before: float | None, start: float | None,
               end: float | None) -> list[ChunkRecord]:
         """Committed chunks after the last closed segment that ends by ``before``."""
-        index = self._indexes.get(SEGMENT.name)
-        covered = 0.0
         limit = before if before is not None else _FOREVER
-        if index is not None and len(index):
-            ends = index.ends()
-            n = int(np.searchsorted(ends, limit + 1e-6, side="right"))
-            covered = float(ends[n - 1]) if n else 0.0
-        chunks = self.db.chunks_ending_in(covered, limit)
+        chunks = self.db.chunks_ending_in(self._closed_by(limit), limit)
         return [c for c in chunks if (start is None or c.end > start)
                 and (end is None or c.start < end)]
+
+    def _closed_by(self, limit: float) -> float:
+        """The end of the last segment closed by ``limit`` (0 when none): after it, the
+        video as seen at ``limit`` is the open stretch."""
+        index = self._indexes.get(SEGMENT.name)
+        if index is None or not len(index):
+            return 0.0
+        ends = index.ends()
+        n = int(np.searchsorted(ends, limit + 1e-6, side="right"))
+        return float(ends[n - 1]) if n else 0.0
 
     def _moments(self, start: float, end: float, level: Level) -> list[Moment]:
         self._index(level)
