@@ -30,7 +30,7 @@ def test_a_reader_accepts_numbers_and_spellings_either_way():
 @pytest.mark.parametrize("name", sorted(SPLITS))
 def test_every_fact_is_where_its_kind_says(name):
     """Spoken facts are said and not shown, slide facts shown and not said, and every
-    topic has its questions; no two splits share a topic or a voice family."""
+    topic has its questions; no two splits share a topic or a seed."""
     split = SPLITS[name]
     topics = {t[0]: t for t in split.topics}
     assert set(topics) == set(split.qa)
@@ -42,9 +42,14 @@ def test_every_fact_is_where_its_kind_says(name):
         assert contains(qa.slide[0], qa.slide[2]) and not contains(" ".join(narration),
                                                                    qa.slide[2]), title
         assert contains(" ".join([*narration, shown]), qa.content[1]), title
-    for a, b in (("tuning", "held-out"), ("tuning", "dev"), ("dev", "held-out")):
-        assert not set(SPLITS[a].qa) & set(SPLITS[b].qa), (a, b)
-    assert len({s.voice.partition(":")[0] for s in SPLITS.values()}) == len(SPLITS)
+    for a in SPLITS:  # no two splits share a topic, a seed, or both topic set and voice
+        for b in SPLITS:
+            if a < b:
+                assert not set(SPLITS[a].qa) & set(SPLITS[b].qa), (a, b)
+                assert SPLITS[a].seed != SPLITS[b].seed, (a, b)
+    # held-out is apart from tuning by voice family too (the splits rules are written on)
+    family = {n: s.voice.partition(":")[0] for n, s in SPLITS.items()}
+    assert family["held-out"] != family["tuning"] and family["tuning"] != family["dev"]
 
 
 def _truth(split):
@@ -96,6 +101,19 @@ def test_summary_and_calibration_on_scores():
     strict = summarize(results, 1.05)  # a higher threshold trades answers for abstentions
     assert strict["abstention_accuracy"] == 1.0 and strict["false_abstention"] > 0
     assert all(0 <= row["false_abstention"] <= 1 for row in table)
+
+
+def test_calibration_takes_the_widest_gap_that_meets_the_targets():
+    """Every cut between 0.80 and 1.30 abstains on all 20 off-topic questions and answers
+    all 20 answerable ones; the widest gap (0.90-1.30) is where the cut goes, not the
+    narrow one (0.80-0.90) just above the off-topic scores."""
+    results = [_result("spoken", s) for s in [0.9] + [1.3 + 0.01 * i for i in range(19)]] + \
+        [_result("off_topic", s, False) for s in [0.8] + [0.4 + 0.01 * i for i in range(19)]]
+    threshold, table = calibrate(results)
+    assert threshold == pytest.approx(1.1)
+    row = next(r for r in table if r["threshold"] == threshold)
+    assert row["abstention_accuracy"] == 1.0 and row["false_abstention"] == 0.05
+    assert row["margin"] == pytest.approx(0.2)
 
 
 def test_a_kept_memory_is_tied_to_the_ingest_code(tmp_path, monkeypatch):
