@@ -17,9 +17,11 @@ def test_demo_streams_the_lecture_and_answers_with_timestamps(tmp_path, capsys):
     chunk_lines = re.findall(r"^\[\d\d:\d\d\] audio", out, flags=re.M)
     assert len(chunk_lines) >= 55  # one line per one-second chunk of a ~1-minute lecture
     assert "heard:" in out and "read:" in out
-    answers = re.findall(r"^Q: .*\nA: (.+)\n   \(from \d+:\d\d-\d+:\d\d", out, flags=re.M)
+    answers = re.findall(r"^Q: .*\nA: (.+)\n   \((?:said|on screen) (\d+:\d\d)-\d+:\d\d, "
+                         r"in the moment \d+:\d\d-\d+:\d\d", out, flags=re.M)
     assert len(answers) == 3, out[-2000:]
-    assert all(a.startswith("At ") and len(a) <= 200 for a in answers), answers  # short
+    # short, and timed by the sentence or line quoted
+    assert all(a.startswith(f"At {t} ") and len(a) <= 200 for a, t in answers), answers
     assert (mem_dir / "VERSION").exists()
 
 

@@ -191,3 +191,19 @@ def test_a_question_naming_something_the_moment_never_names_abstains(clip):
               "Where is professor Moriarty from?"):
         reply = mem.answer(q)
         assert not reply.found and reply.text == NOT_SEEN, (q, reply.text)
+
+
+def test_a_line_shown_is_timed_from_when_it_appeared(clip):
+    """A slide line is quoted with the time it came on screen, not the start of the
+    segment the search found it in ("At 0:24 the screen showed: 'The Nile is 6650
+    kilometres long'" for a slide shown from 0:14)."""
+    mem, truth = clip
+    for question, title in (("How long is the Nile?", "The Water Cycle"),
+                            ("How many chambers pump blood?", "The Human Heart")):
+        reply = mem.answer(question)
+        lead = reply.evidence[0]
+        slide = _slide(truth, title)
+        assert reply.found and lead.kind == SHOWN, reply.text
+        assert lead.start == pytest.approx(slide["start"], abs=1.0), reply.text
+        assert reply.text.startswith(f"At {format_time(lead.start)} the screen showed")
+        assert lead.end <= mem.duration + 1e-6

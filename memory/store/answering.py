@@ -97,15 +97,40 @@ def _topic_span(reader: MemoryReader, moment: Moment, topic: str, now: float) ->
     count, best = max(shared, key=lambda p: p[0], default=(0, None))
     if not count:
         return moment
-    start, end = best.start, best.end
-    same = [u for u in units if u.kind == best.kind and u.text == best.text]
+    start, end = _continued_span(best, units)
+    return dataclasses.replace(moment, start=start, end=end)
+
+
+def _continued_span(unit: Evidence, units: list[Evidence]) -> tuple[float, float]:
+    """``unit``'s span followed across the units of the same kind and text that abut it
+    (a slide line is stored once per segment it was on screen in)."""
+    start, end = unit.start, unit.end
+    same = [u for u in units if u.kind == unit.kind and u.text == unit.text]
     for u in sorted(same, key=lambda u: u.start):  # the same line, continued
         if u.start <= end + 0.5 and u.end > end:
             end = u.end
     for u in sorted(same, key=lambda u: -u.end):
         if u.end >= start - 0.5 and u.start < start:
             start = u.start
-    return dataclasses.replace(moment, start=start, end=end)
+    return start, end
+
+
+def _shown_whole(reader: MemoryReader, units: list[Evidence], now: float) -> list[Evidence]:
+    """The lines shown among ``units`` timed from when they came on screen to when they
+    went (by ``now``), not by the segment they were found in: "At 0:14 the screen showed"
+    for a slide shown from 0:14, found in the segment from 0:24."""
+    shown = [u for u in units if u.kind == SHOWN]
+    if not shown:
+        return units
+    around = evidence_between(reader, min(u.start for u in shown) - _SPAN_S,
+                              max(u.end for u in shown) + _SPAN_S, now)
+    out = []
+    for u in units:
+        if u.kind == SHOWN:
+            start, end = _continued_span(u, around)
+            u = dataclasses.replace(u, start=min(start, u.start), end=max(end, u.end))
+        out.append(u)
+    return out
 
 
 def _instant(window: TimeFilter, anchor: Moment | None, now: float,
@@ -210,7 +235,7 @@ def _by_content(reader: MemoryReader, question: str, vector: np.ndarray,
     scored = [dataclasses.replace(units[i], score=float(scores[i])) for i in range(len(units))]
     mine = sorted((scored[i] for i in usable if owners[i] == lead_moment and i != best),
                   key=lambda u: -u.score)
-    mine.insert(0, scored[best])
+    mine = _shown_whole(reader, [scored[best]] + mine, now)
     lead = lead_units(mine)
     first = dataclasses.replace(hits[lead_moment], evidence=tuple(mine))
     cited = [first] + [m for j, m in enumerate(hits) if j != lead_moment][: max(0, k - 1)]

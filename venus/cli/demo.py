@@ -196,6 +196,9 @@ def _print_segments(mem, since: float) -> float:
     return since
 
 
+_WHERE = {"said": "said", "shown": "on screen", "seen": "seen"}
+
+
 def _print_answer(answer, keep_frames: bool = True) -> None:
     """The short answer, then where it comes from (the moment and its key frame)."""
     print(f"Q: {answer.question}  (asked at {_clock(answer.asked_at or 0)})")
@@ -205,7 +208,9 @@ def _print_answer(answer, keep_frames: bool = True) -> None:
         frame = f", key frame {m.keyframe}" if m.keyframe and keep_frames else ""
         more = len(answer.citations) - 1
         also = f"; {more} more moment{'s' * (more != 1)} in the citations" if more > 0 else ""
-        print(f"   (from {m.span()}{frame}{also})")
+        lead = answer.evidence[0] if getattr(answer, "evidence", ()) else None
+        where = f"{_WHERE.get(lead.kind, 'from')} {lead.span()}, in the moment " if lead else "from "
+        print(f"   ({where}{m.span()}{frame}{also})")
     print()
 
 
