@@ -529,15 +529,15 @@ def same_screen(units: Sequence[Evidence], groups: Sequence[int] | None) -> list
 
 
 _IRREGULAR = (
-    "arise arose arisen|be was were been|bear bore born|beat beat beaten|become became|"
-    "begin began begun|bite bit bitten|blow blew blown|break broke broken|bring brought|"
+    "arise arose arisen|be was were been|beat beat beaten|become became|"
+    "begin began begun|blow blew blown|break broke broken|bring brought|"
     "build built|buy bought|catch caught|choose chose chosen|come came|cost cost|"
     "creep crept|cut cut|deal dealt|dig dug|draw drew drawn|drink drank drunk|"
     "drive drove driven|eat ate eaten|fall fell fallen|feed fed|feel felt|fight fought|"
     "find found|flee fled|fly flew flown|forbid forbade forbidden|forget forgot forgotten|"
-    "freeze froze frozen|get got gotten|give gave given|go went gone|grind ground|"
+    "freeze froze frozen|get got gotten|give gave given|go went gone|"
     "grow grew grown|hang hung|have had|hear heard|hide hid hidden|hit hit|hold held|"
-    "keep kept|know knew known|lay laid|lead led|leave left|lend lent|lie lay lain|"
+    "keep kept|know knew known|lay laid|lead led|leave left|lend lent|"
     "light lit|lose lost|make made|mean meant|meet met|pay paid|ride rode ridden|"
     "ring rang rung|rise rose risen|run ran|say said|see saw seen|seek sought|sell sold|"
     "send sent|shake shook shaken|shine shone|shoot shot|shrink shrank shrunk|sing sang sung|"
@@ -546,7 +546,7 @@ _IRREGULAR = (
     "strike struck stricken|swear swore sworn|sweep swept|swim swam swum|swing swung|"
     "take took taken|teach taught|tear tore torn|tell told|think thought|throw threw thrown|"
     "understand understood|wake woke woken|wear wore worn|weave wove woven|weep wept|"
-    "win won|wind wound|write wrote written")
+    "win won|write wrote written")
 
 
 def _irregular_map() -> dict[str, str]:
@@ -569,8 +569,10 @@ _LEMMA: dict[str, str] = {}
 def lemma(term: str) -> str:
     """The verb an irregular form of it belongs to, as `tokenize` cuts terms ("held":
     "hold", "chosen": "choos", "flew": "fli"); any other term as it is. Forms that are
-    also common words of their own ("left", "found", "saw", "lay", "ground", "lie")
-    are mapped too: a question asks with the verb, the narration answers with its past."""
+    also words of their own are mapped too where the verb is the likelier reading
+    ("left", "found", "saw": a question asks with the verb, the narration answers with
+    its past); verbs whose forms are more often other words are left out ("born" is
+    not "bear", "ground" not "grind", "wound" not "wind", "bit" not "bite")."""
     if not _LEMMA:
         _LEMMA.update(_irregular_map())
     return _LEMMA.get(term, term)

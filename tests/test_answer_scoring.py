@@ -336,7 +336,8 @@ def test_context_is_the_title_and_the_sentence_before(minilm):
 def test_an_irregular_past_matches_its_verb(minilm):
     assert [lemma(t) for t in tokenize("held chosen built took")] == \
         [tokenize(w)[0] for w in ("hold", "choose", "build", "take")]
-    assert lemma(tokenize("walls")[0]) == tokenize("walls")[0]
+    for word in ("walls", "born", "ground"):  # not a past, or more often another word
+        assert lemma(tokenize(word)[0]) == tokenize(word)[0]
     units = _slide(["Gothic Cathedrals", "Pointed arches and tall windows",
                     "Flying buttresses hold up the walls"], 301.0, 315.0) + [
         Evidence(SAID, "Gothic building began in France in the 12th century.", 301.8, 305.2)]
