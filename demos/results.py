@@ -54,7 +54,11 @@ def answer_citations(answer: Any) -> tuple[Cited, ...]:
     moments = list(getattr(answer, "citations", ()) or ())
     out: list[Cited] = []
     for unit in getattr(answer, "evidence", ()) or ():
-        frame = next((m.keyframe for m in moments if m.start <= unit.start < m.end), None)
+        # the moment holding its start, else one it overlaps (a slide line is timed from
+        # when it came on screen, often before the moment it was found in)
+        frame = next((m.keyframe for m in moments if m.start <= unit.start < m.end), None) \
+            or next((m.keyframe for m in moments if m.start < unit.end and unit.start < m.end),
+                    None)
         out.append(Cited(float(unit.start), float(unit.end), frame, str(unit.text)))
     for m in moments:
         out.append(Cited(float(m.start), float(m.end), m.keyframe,

@@ -182,7 +182,7 @@ def test_the_banner_says_what_the_tab_is_doing(tmp_path, clip):
 def test_an_abstention_has_no_chips_and_an_answer_cites_its_lead_first():
     from demos.results import answer_citations
     from memory.answer import NOT_SEEN
-    from memory.evidence import SAID, Answer, Evidence, Moment
+    from memory.evidence import SAID, SHOWN, Answer, Evidence, Moment
 
     near = Moment(40.0, 52.0, 0.3, "Roots take up water", keyframe="k40.jpg")
     lead = Evidence(SAID, "Bees carry pollen between flowers.", 61.0, 64.0)
@@ -193,3 +193,9 @@ def test_an_abstention_has_no_chips_and_an_answer_cites_its_lead_first():
                                     found=True, evidence=(lead,)))
     assert [(c.start, c.keyframe) for c in cited] == [(61.0, "k60.jpg"), (60.0, "k60.jpg"),
                                                       (40.0, "k40.jpg")]
+    # a slide line is timed from when it came on screen, before the moment it was found in
+    line = Evidence(SHOWN, "Four bases carry the genetic code", 81.0, 126.0)
+    found_in = Moment(107.0, 119.0, 0.9, "DNA", keyframe="k107.jpg", evidence=(line,))
+    cited = answer_citations(Answer("What are the four bases?", "At 1:21 ...", (found_in,),
+                                    found=True, evidence=(line,)))
+    assert [(c.start, c.keyframe) for c in cited][0] == (81.0, "k107.jpg")
