@@ -104,6 +104,12 @@ _MONTHS = frozenset("january february march april may june july august september
 _COLOURS = frozenset("red orange yellow green blue purple violet pink brown black white grey "
                      "gray silver gold".split())
 _TITLES = frozenset("doctor dr professor sir mr mrs ms saint king queen emperor".split())
+_PEOPLE = frozenset(
+    "women men children slaves serfs peasants farmers workers merchants traders soldiers "
+    "sailors settlers citizens foreigners monks priests nobles scientists engineers artists "
+    "painters musicians composers writers poets students teachers doctors nurses builders "
+    "craftsmen masons miners hunters explorers pilgrims immigrants refugees villagers "
+    "voters officials judges lawyers bankers inventors astronomers".split())
 _REASONS = re.compile(r"\b(?:because|so that|due to|since|as a result|therefore|thanks to)\b",
                       re.I)
 _PLACE_PREP = re.compile(r"\b(?:in|at|from|near|to|across|along)\s+(?:the\s+)?[A-Z][a-z]+")
@@ -226,7 +232,7 @@ def unit_types(text: str) -> set[str]:
     capitals = [w for i, w in enumerate(words) if i > 0 and w[:1].isupper() and len(w) > 1
                 and not _after_place_word(words, i)]
     title_case = sum(w[:1].isupper() for w in words) >= 0.6 * max(len(words), 1)
-    if (capitals and not title_case) or _TITLES & set(lower):
+    if (capitals and not title_case) or _TITLES & set(lower) or _PEOPLE & set(lower):
         found.add("person")
     if _PLACE_PREP.search(text):
         found.add("place")

@@ -202,6 +202,17 @@ def test_a_place_after_a_preposition_is_not_a_person():
     assert shown > said
 
 
+def test_who_is_answered_by_a_group_of_people_too():
+    # "Who could not vote in Athens?": the answer names no one, it names groups
+    assert "person" in unit_types("Women, slaves and foreigners could not vote at all.")
+    assert "person" not in unit_types("The assembly met on a hill near the city.")
+    question = "Who could not vote in Athens?"
+    texts = ["Democracy in Athens", "Every citizen could speak and vote in the assembly.",
+             "Women, slaves and foreigners could not vote at all."]
+    _, citizen, groups = _full(question, texts, groups=[0, 0, 0], scorer="full-echo1")
+    assert groups > citizen
+
+
 def test_a_unit_that_says_nothing_beyond_the_question_does_not_lead():
     # a slide title echoing the question embeds close to it; the sentence that answers
     # refers back to the title ("they") and embeds further away
