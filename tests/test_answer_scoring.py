@@ -399,3 +399,25 @@ def test_a_line_saying_one_word_beyond_the_question_does_not_lead(minilm):
     question = "How many mg does each Selenium tablet contain?"
     assert _scores(minilm, "full-echo1", question, line, [0]) == \
         pytest.approx(_scores(minilm, "full-misheard", question, line, [0]))
+
+
+def test_a_why_answered_without_a_reason_reads_on_into_the_next_sentence():
+    fact = Evidence(SAID, "The modern distance of forty two kilometres was fixed after the "
+                          "London games of 1908.", 75.0, 80.0, segment_id=3, score=1.2)
+    reason = Evidence(SAID, "The extra distance let the race finish in front of the royal box.",
+                      80.6, 84.0, segment_id=3, score=0.9)
+    why = "Why is the marathon forty two kilometres long?"
+    lead = lead_units([fact, reason], question=why)
+    assert len(lead) == 1 and lead[0].text.endswith("royal box.") and lead[0].end == 84.0
+    assert lead_units([fact, reason], question="How long is the marathon?")[0] == fact
+    because = dataclasses.replace(fact, text="It was fixed in 1908 because the race had to "
+                                             "finish in front of the royal box.")
+    assert lead_units([because, reason], question=why)[0] == because
+
+
+def test_people_are_counted_by_any_word_for_people():
+    question = "How many people sit on a jury?"
+    texts = ["In many countries a jury of twelve ordinary citizens decides the verdict.",
+             "The court has twelve rooms for a jury to sit in."]
+    people, rooms = _full(question, texts)
+    assert people > rooms + SCORERS["full"].named

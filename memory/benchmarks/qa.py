@@ -19,8 +19,10 @@ Splits: ``tuning`` (the sample lecture's topics, seed 0, eSpeak ``en-us``), ``de
 (a third topic set, `memory.benchmarks.qa_dev`, seed 4242, Flite's ``slt`` voice: a
 split to diagnose on that nothing was written against), ``dev2`` (history, arts,
 economics and technology, `memory.benchmarks.qa_dev2`, seed 5150, Piper's voice, which
-Whisper hears well enough that its misses are mostly choices) and ``held-out`` (other
-subjects, seed 2027, Piper's neural ``en_US-joe-medium`` voice). No two splits share a
+Whisper hears well enough that its misses are mostly choices), ``dev3`` (everyday
+subjects, `memory.benchmarks.qa_dev3`, seed 6161, Piper's voice, written blind after
+dev2's rules) and ``held-out`` (other subjects, seed 2027, Piper's neural
+``en_US-joe-medium`` voice). No two splits share a
 topic or a seed. Thresholds are chosen on the tuning and dev splits only (`calibrate`),
 never on held-out.
 
@@ -55,6 +57,7 @@ from memory.benchmarks.qa_data import (
 )
 from memory.benchmarks.qa_dev import DEV_OFF_TOPIC, DEV_QA, DEV_TOPICS
 from memory.benchmarks.qa_dev2 import DEV2_OFF_TOPIC, DEV2_QA, DEV2_TOPICS
+from memory.benchmarks.qa_dev3 import DEV3_OFF_TOPIC, DEV3_QA, DEV3_TOPICS
 from memory.evidence import format_time
 from memory.models.textnorm import normalize_words
 from memory.samples.lecture import LectureScript, Slide
@@ -88,6 +91,7 @@ SPLITS = {
                       "piper:en_US-joe-medium"),
     "dev": Split("dev", DEV_TOPICS, DEV_QA, DEV_OFF_TOPIC, 4242, "flite:slt"),
     "dev2": Split("dev2", DEV2_TOPICS, DEV2_QA, DEV2_OFF_TOPIC, 5150, "piper:en_US-joe-medium"),
+    "dev3": Split("dev3", DEV3_TOPICS, DEV3_QA, DEV3_OFF_TOPIC, 6161, "piper:en_US-joe-medium"),
 }
 
 
@@ -135,7 +139,8 @@ def qa_script(split: Split) -> LectureScript:
                             min_seconds=rng.uniform(25.0, 45.0)))
     title = {"tuning": "A Short Tour of the Natural Sciences",
              "dev": "Things Worth Knowing",
-             "dev2": "People, Places and Machines"}.get(split.name, "Ideas That Shaped the World")
+             "dev2": "People, Places and Machines",
+             "dev3": "Everyday Wonders"}.get(split.name, "Ideas That Shaped the World")
     return LectureScript(title, slides, split.seed)
 
 

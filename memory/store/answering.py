@@ -236,7 +236,7 @@ def _by_content(reader: MemoryReader, question: str, vector: np.ndarray,
     mine = sorted((scored[i] for i in usable if owners[i] == lead_moment and i != best),
                   key=lambda u: -u.score)
     mine = _shown_whole(reader, [scored[best]] + mine, now)
-    lead = lead_units(mine)
+    lead = lead_units(mine, question=question)
     first = dataclasses.replace(hits[lead_moment], evidence=tuple(mine))
     cited = [first] + [m for j, m in enumerate(hits) if j != lead_moment][: max(0, k - 1)]
     if extras["score"] < options.min_score or extras["no_answer"]:

@@ -18,8 +18,8 @@ memories built by older code.
 ``--scorers all`` compares the unit scorers side by side: the default at its threshold
 (`memory.answer.AnswerOptions.min_score`, calibrated on the tuning, dev and dev2 splits
 pooled), each other one, on the tuning split, at the threshold calibrated for it there;
-every split prints the default's precision/recall trade-off. ``--split dev`` and
-``--split dev2`` are further topic sets and voices to diagnose on; ``--held-out`` only
+every split prints the default's precision/recall trade-off. ``--split dev``, ``dev2``
+and ``dev3`` are further topic sets and voices to diagnose on; ``--held-out`` only
 reports, at the scorer and threshold of `AnswerOptions`: it never chooses anything.
 """
 
@@ -45,11 +45,11 @@ DESCRIPTION = ("answers from the video memory: key accuracy per question kind, a
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--held-out", action="store_true",
                    help="the held-out split (other topics, another voice): report only")
-    p.add_argument("--split", choices=("tuning", "dev", "dev2", "held-out"), default=None,
+    p.add_argument("--split", choices=("tuning", "dev", "dev2", "dev3", "held-out"), default=None,
                    help="the split (default tuning; --held-out is --split held-out); dev "
-                        "(a third topic set, Flite's voice) and dev2 (history and "
-                        "technology, Piper's voice) report at the default threshold with "
-                        "their trade-off tables")
+                        "(a third topic set, Flite's voice), dev2 (history and "
+                        "technology) and dev3 (everyday subjects; both Piper's voice) "
+                        "report at the default threshold with their trade-off tables")
     p.add_argument("--scorers", default="default",
                    help="'default', 'all', or comma-separated names of memory.answer.SCORERS "
                         "(tuning split only)")
