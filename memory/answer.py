@@ -23,7 +23,7 @@ The score of a unit (each part in 0..1) is a weighted sum of:
   capital ..." said under the slide "The Aztecs"; with ``near_context`` the context is
   the slide's title and the sentence said just before, otherwise the whole moment);
 - ``type``: the unit holds what the question asks for (a number for "how many", a name
-  for "who", a year for "when", a colour, a place, a reason);
+  or a group of people for "who", a year for "when", a colour, a place, a reason);
 - ``info``: the unit says more than the question (new content words): a slide title
   that repeats the question is a worse answer than the sentence that completes it, and
   one that says nothing beyond the question's terms loses ``echo`` (one word beyond
@@ -42,9 +42,9 @@ the same screen text are one moment (`same_screen`): a slide talked over for a m
 spans several segments, and the names, context and screen of one are those of all.
 
 `SCORERS` holds the variants the benchmark compares; the default was chosen on the
-tuning and dev splits (`venus bench qa --scorers all`, `--split dev`, `--split dev2`). The `Answerer` Protocol
-(`memory.models.base`) is the seam for generative backends (`TransformersVLM`); data
-types live in `memory.evidence` and are re-exported here.
+tuning and dev splits (`venus bench qa --scorers all`, `--split dev`, `dev2`, `dev3`).
+The `Answerer` Protocol (`memory.models.base`) is the seam for generative backends
+(`TransformersVLM`); data types live in `memory.evidence` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -334,7 +334,7 @@ class UnitScorer:
     context: float = 0.0  # credit for a question term only the unit's moment holds
     screen: float = 0.0  # weight of the moment's screen text in a unit's dense vector
     slides: bool = False  # a moment is what was on screen: segments showing one slide are one
-    near_context: bool = False  # context is the screen and the sentence before, not the moment
+    near_context: bool = False  # context: the slide's title and the sentence before
     lemmas: bool = False  # irregular forms match their verb ("held" / "hold")
     misheard_names: bool = False  # a unit holding the rest of the question keeps its names
     echo_one: float = 0.0  # taken off a unit that says one term beyond the question's
