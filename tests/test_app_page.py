@@ -198,4 +198,4 @@ def test_an_abstention_has_no_chips_and_an_answer_cites_its_lead_first():
     found_in = Moment(107.0, 119.0, 0.9, "DNA", keyframe="k107.jpg", evidence=(line,))
     cited = answer_citations(Answer("What are the four bases?", "At 1:21 ...", (found_in,),
                                     found=True, evidence=(line,)))
-    assert [(c.start, c.keyframe) for c in cited][0] == (81.0, "k107.jpg")
+    assert (cited[0].start, cited[0].keyframe) == (81.0, "k107.jpg")

@@ -24,8 +24,8 @@ DEV2_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
       "Many officials were chosen by lot rather than by election.",
       "Women, slaves and foreigners could not vote at all.",
       "Under Pericles the city also built the Parthenon on the Acropolis.",
-      "A politician could be sent away for ten years if enough citizens wrote his name on a "
-      "piece of pottery.")),
+      ("A politician could be sent away for ten years if enough citizens wrote his name on a "
+      "piece of pottery."))),
     ("The First Flight",
      ("Two brothers from Ohio", "Kitty Hawk, North Carolina", "Control mattered more than power"),
      ("Wilbur and Orville Wright ran a bicycle shop in Dayton, Ohio.",
@@ -71,9 +71,10 @@ DEV2_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("Magellan's Voyage",
      ("Five ships sail west", "A strait at the tip of South America",
       "The first trip around the world"),
-     ("Ferdinand Magellan left Spain in 1519 with five ships and about two hundred and seventy men.",
-      "He found a passage near the southern tip of South America, now called the Strait of "
-      "Magellan.",
+     (("Ferdinand Magellan left Spain in 1519 with five ships and about two hundred and "
+       "seventy men."),
+      ("He found a passage near the southern tip of South America, now called the Strait of "
+      "Magellan."),
       "The ocean beyond was so calm that he named it the Pacific.",
       "The crew nearly starved, and ate leather from the ropes to survive.",
       "Magellan himself was killed in a battle in the Philippines.",
@@ -114,8 +115,8 @@ DEV2_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
      ("Four young men from Liverpool", "Beatlemania", "Changing what pop could be"),
      ("The Beatles formed in Liverpool at the start of the 1960s.",
       "Before they were famous they played long nights in the clubs of Hamburg.",
-      "Their appearance on the Ed Sullivan Show in 1964 was watched by seventy three million "
-      "Americans.",
+      ("Their appearance on the Ed Sullivan Show in 1964 was watched by seventy three million "
+      "Americans."),
       "John Lennon and Paul McCartney wrote most of their songs together.",
       "In the studio they used tape loops and orchestras that no pop band had tried.",
       "The group broke up in 1970, after less than ten years of records.")),
@@ -134,17 +135,17 @@ DEV2_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
       "At Chichen Itza, the shadow of a serpent appears on the steps at the equinox.",
       "Maya priests kept a calendar of interlocking cycles to plan festivals and farming.",
       "They wrote with hundreds of signs, carved in stone and painted in folding books.",
-      "Many southern cities were abandoned around the ninth century, perhaps after long "
-      "droughts.")),
+      ("Many southern cities were abandoned around the ninth century, perhaps after long "
+      "droughts."))),
     ("Photography of the Stars",
      ("Telescopes with cameras", "Long exposures gather faint light", "Images from space"),
      ("Astronomers began to photograph the night sky in the nineteenth century.",
       "A photographic plate could gather light for hours and show stars the eye cannot see.",
-      "Henrietta Leavitt studied thousands of plates and found a way to measure distances "
-      "to stars.",
+      ("Henrietta Leavitt studied thousands of plates and found a way to measure distances "
+      "to stars."),
       "Edwin Hubble used such measurements to show that other galaxies exist.",
-      "The Hubble Space Telescope, launched in 1990, takes pictures above the blur of the "
-      "air.",
+      ("The Hubble Space Telescope, launched in 1990, takes pictures above the blur of the "
+      "air."),
       "Its mirror is two point four metres across.")),
     ("The Bauhaus",
      ("A school of art and design", "Form follows function", "Closed in 1933"),

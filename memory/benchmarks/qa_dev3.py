@@ -23,13 +23,13 @@ DEV3_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
       "White chocolate contains cocoa butter but none of the dark cocoa solids.")),
     ("The Marathon",
      ("A legend from Greece", "Forty two kilometres", "Running on stored energy"),
-     ("The race is named after a messenger who is said to have run from Marathon to "
-      "Athens.",
-      "The modern distance of forty two kilometres was fixed after the London games of "
-      "1908.",
+     (("The race is named after a messenger who is said to have run from Marathon to "
+      "Athens."),
+      ("The modern distance of forty two kilometres was fixed after the London games of "
+      "1908."),
       "The extra distance let the race finish in front of the royal box.",
-      "Runners often hit the wall after thirty kilometres, when their stored sugar runs "
-      "out.",
+      ("Runners often hit the wall after thirty kilometres, when their stored sugar runs "
+      "out."),
       "Eliud Kipchoge was the first person to run the distance in under two hours.",
       "Today the Boston Marathon is the oldest yearly marathon in the world.")),
     ("Antibiotics",
@@ -42,8 +42,8 @@ DEV3_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
       "Doctors now keep some antibiotics in reserve for the hardest infections.")),
     ("Juries and Courts",
      ("Twelve ordinary citizens", "Innocent until proven guilty", "Judges explain the law"),
-     ("In many countries a jury of twelve ordinary citizens decides whether the accused "
-      "is guilty.",
+     (("In many countries a jury of twelve ordinary citizens decides whether the accused "
+      "is guilty."),
       "The idea goes back to medieval England and the Magna Carta of 1215.",
       "The prosecution must prove guilt beyond reasonable doubt.",
       "The judge explains the law, but the jury decides the facts.",
@@ -59,8 +59,8 @@ DEV3_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
       "Birds and floating seeds brought the first plants to the new island.")),
     ("Trains and Railways",
      ("Steam, diesel and electric", "A standard gauge", "Faster than ever"),
-     ("The first public railway to use steam engines opened between Stockton and "
-      "Darlington in 1825.",
+     (("The first public railway to use steam engines opened between Stockton and "
+      "Darlington in 1825."),
       "Most railways use the same distance between the rails, called the standard gauge.",
       "Diesel engines replaced steam on most lines in the middle of the twentieth century.",
       "Japan opened its first bullet train line in 1964, just before the Tokyo Olympics.",
@@ -69,8 +69,8 @@ DEV3_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("Tea",
      ("A leaf from China", "Green, black and oolong", "The British tea habit"),
      ("All true tea comes from the leaves of one plant, Camellia sinensis.",
-      "Legend says the emperor Shen Nung discovered it when leaves blew into his boiling "
-      "water.",
+      ("Legend says the emperor Shen Nung discovered it when leaves blew into his boiling "
+      "water."),
       "Green tea is dried quickly, while black tea is left to oxidise first.",
       "Tea reached Britain in the seventeenth century and became the national drink.",
       "Robert Fortune smuggled tea plants out of China to start plantations in India.",
@@ -104,8 +104,8 @@ DEV3_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
      ("Cricket is played by two teams of eleven on an oval field.",
       "The bowler tries to hit the wooden stumps behind the batter.",
       "A test match can last five days and still end in a draw.",
-      "The first international match was played between the United States and Canada in "
-      "1844.",
+      ("The first international match was played between the United States and Canada in "
+      "1844."),
       "The shorter twenty over game has made the sport popular with new fans.",
       "India now has more cricket fans than any other country.")),
     ("Earthquakes",
@@ -118,8 +118,8 @@ DEV3_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
       "Buildings in Japan stand on rubber bearings that soak up the shaking.")),
     ("The Red Cross",
      ("Help for the wounded", "Founded in Geneva", "Neutral in every war"),
-     ("Henry Dunant saw thousands of wounded soldiers left without care after a battle "
-      "in Italy.",
+     (("Henry Dunant saw thousands of wounded soldiers left without care after a battle "
+      "in Italy."),
       "He proposed a society of volunteers to care for the wounded of any side.",
       "The Red Cross was founded in Geneva in 1863.",
       "Its workers stay neutral, so they can reach victims on both sides of a conflict.",
@@ -129,8 +129,8 @@ DEV3_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
      ("From the sea and from mines", "It kept food from rotting", "Roads and taxes"),
      ("Salt is mined from the ground or made by drying sea water in shallow ponds.",
       "Before refrigerators, salt was the main way to keep meat and fish from rotting.",
-      "Roman soldiers were sometimes given an allowance to buy salt, which gave us the "
-      "word salary.",
+      ("Roman soldiers were sometimes given an allowance to buy salt, which gave us the "
+      "word salary."),
       "In 1930 Gandhi marched to the sea to make salt in protest against a British tax.",
       "Our bodies need salt to carry signals along the nerves.",
       "Most of the salt produced today is spread on icy roads in winter.")),

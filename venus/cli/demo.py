@@ -209,7 +209,8 @@ def _print_answer(answer, keep_frames: bool = True) -> None:
         more = len(answer.citations) - 1
         also = f"; {more} more moment{'s' * (more != 1)} in the citations" if more > 0 else ""
         lead = answer.evidence[0] if getattr(answer, "evidence", ()) else None
-        where = f"{_WHERE.get(lead.kind, 'from')} {lead.span()}, in the moment " if lead else "from "
+        where = (f"{_WHERE.get(lead.kind, 'from')} {lead.span()}, in the moment " if lead
+                 else "from ")
         print(f"   ({where}{m.span()}{frame}{also})")
     print()
 
