@@ -311,11 +311,28 @@ def lemma(term: str) -> str:
     return _LEMMA.get(term, term)
 
 
+_DEMONYM = re.compile(r"(?:ish|ese|ian|ean|an|ch)$")
+_ARTICLES = frozenset(("The", "A", "An"))
+"""How a nationality adjective ends (British, Chinese, Italian, European, Roman, French)."""
+
+
 def named_terms(text: str) -> list[str]:
     """The terms of the capitalised words of ``text`` after its first word (the names it
-    says: "The tallest volcano ... is on Mars": mars)."""
+    says: "The tallest volcano ... is on Mars": mars). A nationality adjective between an
+    article or a word in lower case and one in lower case describes, it does not name
+    ("a British tax", "The French company"); "Carl Sagan said" still names Sagan."""
     words = _NAME.findall(text)
-    return [t for w in words[1:] if w[:1].isupper() for t in tokenize(w)[:1]]
+    out = []
+    for i, w in enumerate(words[1:], 1):
+        if not w[:1].isupper():
+            continue
+        follows = words[i + 1] if i + 1 < len(words) else ""
+        before = words[i - 1]
+        described = before[:1].islower() or (i == 1 and before in _ARTICLES)
+        if _DEMONYM.search(w) and follows[:1].islower() and described:
+            continue  # "a British tax"; not "Carl Sagan said"
+        out += tokenize(w)[:1]
+    return out
 
 
 def asked_about(term: str, asked: set[str]) -> bool:
