@@ -25,17 +25,11 @@ from memory.store.config import MemoryModels, StoreOptions
 from memory.store.keyframes import KeyFrameDetector, Signature
 from memory.store.records import ChunkRecord, KeyFrameRecord
 from memory.store.screen import ScreenReader
+from memory.store.screen_text import ocr_text
 from memory.store.speech import HeardBatch, SpeechBatcher, worker
 from memory.store.timing import StageTimes
 
 __all__ = ["ChunkPipeline", "RecordBatch", "ocr_text"]
-
-
-def ocr_text(boxes: list[TextBox], min_confidence: float = 0.5) -> str:
-    """OCR lines in reading order (top to bottom, then left to right), one per line."""
-    kept = [b for b in boxes if b.confidence >= min_confidence and b.text.strip()]
-    kept.sort(key=lambda b: (round(b.box[1] / 12), b.box[0]))
-    return "\n".join(b.text.strip() for b in kept)
 
 
 @dataclass

@@ -18,8 +18,8 @@ memories built by older code.
 ``--scorers all`` compares the unit scorers side by side: the default at its threshold
 (`memory.answer.AnswerOptions.min_score`, calibrated on the tuning, dev and dev2 splits
 pooled), each other one, on the tuning split, at the threshold calibrated for it there;
-every split prints the default's precision/recall trade-off. ``--split dev``, ``dev2``
-and ``dev3`` are further topic sets and voices to diagnose on; ``--held-out`` only
+every split prints the default's precision/recall trade-off. ``--split dev``, ``dev2``,
+``dev3`` and ``dev4`` are further topic sets and voices to diagnose on; ``--held-out`` only
 reports, at the scorer and threshold of `AnswerOptions`: it never chooses anything.
 """
 
@@ -45,10 +45,11 @@ DESCRIPTION = ("answers from the video memory: key accuracy per question kind, a
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--held-out", action="store_true",
                    help="the held-out split (other topics, another voice): report only")
-    p.add_argument("--split", choices=("tuning", "dev", "dev2", "dev3", "held-out"), default=None,
+    p.add_argument("--split", choices=("tuning", "dev", "dev2", "dev3", "dev4", "held-out"), default=None,
                    help="the split (default tuning; --held-out is --split held-out); dev "
                         "(a third topic set, Flite's voice), dev2 (history and "
-                        "technology) and dev3 (everyday subjects; both Piper's voice) "
+                        "technology), dev3 (everyday subjects) and dev4 (inventions, trade "
+                        "and the arts; all three Piper's voice) "
                         "report at the default threshold with their trade-off tables")
     p.add_argument("--scorers", default="default",
                    help="'default', 'all', or comma-separated names of memory.answer.SCORERS "
@@ -69,6 +70,7 @@ _INGEST_SOURCES = ("memory/audio.py", "memory/media.py", "memory/models/asr.py",
                    "memory/models/vad.py", "memory/models/ocr.py", "memory/models/embedder.py",
                    "memory/models/textnorm.py", "memory/video/*.py", "memory/store/speech.py",
                    "memory/store/pipeline.py", "memory/store/screen.py",
+                   "memory/store/screen_text.py",
                    "memory/store/units.py", "memory/store/keyframes.py",
                    "memory/store/hierarchy.py", "memory/store/levels.py",
                    "memory/store/config.py", "memory/store/memory.py")
