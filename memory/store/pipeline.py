@@ -20,7 +20,6 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 
 from memory.media import VideoChunk
-from memory.models.base import TextBox
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.keyframes import KeyFrameDetector, Signature
 from memory.store.records import ChunkRecord, KeyFrameRecord

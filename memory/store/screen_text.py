@@ -19,8 +19,8 @@ from memory.models.base import TextBox
 
 __all__ = ["ocr_text"]
 
-_OPEN_END = frozenset(
-    "a an and as at by for from in into of on or than that the to with".split())
+_OPEN_END = frozenset({"a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of",
+                       "on", "or", "than", "that", "the", "to", "with"})
 _MARKER = re.compile(r"^\s*(?:[-\u2013\u2014\u2022\u00b7*>o]\s|\d+[.)]\s|[a-z][.)]\s)")
 _CLOSED = re.compile(r"[.!?:;]['\")\u201d]?\s*$")
 
