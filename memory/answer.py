@@ -155,7 +155,7 @@ class UnitScorer:
         near = near_terms(list(dict.fromkeys(terms + name_terms)), set().union(*seen))
         missing = self._missing_names(names, weight, seen, near, groups)
         if self.misheard_names and names:
-            missing = self._misheard(missing, units, name_terms, weight, seen, near)
+            missing = self._misheard(missing, units, names, name_terms, weight, seen, near)
         counted = counted_term(question) if self.counts and wanted == "number" else None
         around = None
         if self.context:
@@ -223,7 +223,7 @@ class UnitScorer:
         return [of[g] for g in groups]
 
     @staticmethod
-    def _misheard(missing: list[float], units: Sequence[Evidence], name_terms: Sequence[str],
+    def _misheard(missing: list[float], units: Sequence[Evidence], names, name_terms: Sequence[str],
                   weight: Mapping[str, float], seen: Sequence[set[str]],
                   near: Mapping[str, set[str]]) -> list[float]:
         """No missing-name cost for a unit that holds at least `MISHEARD_TERMS` of the
@@ -233,7 +233,8 @@ class UnitScorer:
         (Whisper's names are its weakest words). "Which volcano on Venus is the
         tallest?" on "The tallest volcano ... is on Mars" names another place, and "How
         long is the Amazon?" on "The Nile is 6650 kilometres long" holds one other term:
-        both keep the cost."""
+        both keep the cost. A name of several words heard in part counts as one term held:
+        "What did Gordon Moore predict?" on "Gordon were predicted that ..."."""
         others = {t: w for t, w in weight.items() if t not in set(name_terms)}
         total = sum(others.values())
         asked = set(weight) | {t for t in name_terms} | set().union(*near.values())
@@ -242,7 +243,7 @@ class UnitScorer:
             if not out[i] or not total:
                 continue
             held = [t for t in others if t in have or near.get(t, set()) & have]
-            if len(held) < MISHEARD_TERMS or \
+            if len(held) + _heard_in_part(names, have, near) < MISHEARD_TERMS or \
                     sum(others[t] for t in held) < MISHEARD_SHARE * total:
                 continue
             if any(not asked_about(term, asked) for term in named_terms(units[i].text)):
@@ -289,6 +290,16 @@ class UnitScorer:
                         if not all(name_supported(t, have, near[t]) for t in name)) / norm
                  for g, have in moment_terms.items()}
         return [share[g] for g in groups]
+
+
+def _heard_in_part(names, have: set[str], near: Mapping[str, set[str]]) -> int:
+    """How many of the question's names of several words ``have`` holds some words of,
+    not all ("Gordon" of "Gordon Moore", the surname heard as "were")."""
+    count = 0
+    for name in names:
+        heard = [name_supported(t, have, near.get(t, set())) for t in name]
+        count += len(name) > 1 and any(heard) and not all(heard)
+    return count
 
 
 MISHEARD_TERMS = 2

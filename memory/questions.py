@@ -163,9 +163,20 @@ def sound_key(word: str) -> str:
 
 
 def sounds_alike(a: str, b: str) -> bool:
-    """Do ``a`` and ``b`` share a `sound_key` of at least four letters?"""
+    """Do ``a`` and ``b`` share a `sound_key` of at least four letters, or one of three
+    with words of five letters or more spelt (as sounds) two edits apart at most? A
+    skeleton of three is too short to trust alone: "Paris" and "press" share p-r-s;
+    Whisper's "Orphy" for "Orfeo" shares o-r-f and is "orfi" against "orfeo"."""
     key = sound_key(a)
-    return len(key) >= 4 and key == sound_key(b)
+    if key != sound_key(b) or len(key) < 3:
+        return False
+    if len(key) >= 4:
+        return True
+    return min(len(a), len(b)) >= 5 and edits(_as_sounds(a), _as_sounds(b), 2) <= 2
+
+
+def _as_sounds(word: str) -> str:
+    return word.lower().replace("ph", "f").replace("ck", "k").replace("y", "i")
 
 
 def unit_types(text: str) -> set[str]:

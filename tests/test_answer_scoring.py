@@ -436,3 +436,37 @@ def test_a_nationality_adjective_is_not_another_name(minilm):
     unit = [Evidence(SAID, text, 170.0, 175.0)]
     assert _scores(minilm, "full-echo1", question, unit, [0])[0] > \
         _scores(minilm, "full-lemmas", question, unit, [0])[0] + SCORERS["full"].named / 2
+
+
+# -- the fourth dev split's misses (held-out's fields, other subjects, Piper's voice) ----
+def test_a_name_heard_in_part_counts_towards_the_rest_of_the_question(minilm):
+    """"Gordon Moore" heard as "Gordon were": the sentence holds the first name and the
+    question's one other term, and once scored 0.58 (abstained) for lacking the name;
+    a part of the name heard is as good a sign as a second term. A first name alone with
+    nothing else of the question ("Who was Gordon Brown?") is not."""
+    units = _slide(["The Transistor", "Billions on a chip"], 363.0, 370.0) + [
+        Evidence(SAID, "Gordon were predicted that the number of transistors on a chip "
+                       "would double every two years.", 363.0, 367.0)]
+    question = "What did Gordon Moore predict?"
+    groups = [0] * len(units)
+    before = _scores(minilm, "full-lemmas", question, units, groups)[2]
+    after = _scores(minilm, "full-echo1", question, units, groups)[2]
+    assert before < AnswerOptions().min_score < after
+    alone = _scores(minilm, "full-echo1", "Who was Gordon Brown?", units, groups)[2]
+    assert alone == pytest.approx(_scores(minilm, "full-lemmas", "Who was Gordon Brown?",
+                                          units, groups)[2])
+
+
+def test_a_short_name_heard_close_in_sound_and_spelling_supports_the_unit(minilm):
+    """"Orfeo" heard as "Orphy": a sound skeleton of three letters (o-r-f) is too short to
+    trust alone ("Paris" and "press" share p-r-s), so it counts only when the spellings
+    (read as sounds: "ph" as "f") are also two edits apart at most."""
+    from memory.questions import sounds_alike
+
+    assert sounds_alike("orfeo", "orphi") and sounds_alike("kelvin", "calvin")
+    for a, b in (("paris", "press"), ("paris", "price"), ("nile", "nail"), ("rome", "ram")):
+        assert not sounds_alike(a, b), (a, b)
+    unit = [Evidence(SAID, "Claudio Monteverdi wrote Orphy, one of the first great operas, "
+                           "in 1,607.", 78.0, 84.0)]
+    assert _scores(minilm, "full-echo1", "Who wrote Orfeo?", unit, [0])[0] > \
+        AnswerOptions().min_score
