@@ -65,7 +65,12 @@ _PEOPLE_TERMS = frozenset(t for w in _PEOPLE | {"people", "person", "citizen", "
                           for t in tokenize(w))
 REASONS = re.compile(r"\b(?:because|so that|due to|since|as a result|therefore|thanks to)\b",
                       re.I)
-_PLACE_PREP = re.compile(r"\b(?:in|at|from|near|to|across|along)\s+(?:the\s+)?[A-Z][a-z]+")
+_PLACE_PREP = re.compile(
+    r"\b(?:[Ii]n|[Aa]t|[Ff]rom|[Nn]ear|[Tt]o|[Aa]cross|[Aa]long)\s+(?:the\s+)?"
+    r"(?:(?:town|city|village|port|island|country|state|region|province|kingdom)\s+of\s+)?"
+    r"[A-Z][a-z]+")
+"""A place: a capitalised name after a place preposition, also opening a sentence ("In
+the Netherlands ..."), also as "the town of" one ("in the town of Cremona")."""
 _GENERIC = frozenset(
     "said say talk talked mention mentioned hear heard speak spoke slide screen shown show "
     "showed written write displayed board happen happened happening lecturer speaker teacher "

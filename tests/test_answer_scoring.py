@@ -470,3 +470,18 @@ def test_a_short_name_heard_close_in_sound_and_spelling_supports_the_unit(minilm
                            "in 1,607.", 78.0, 84.0)]
     assert _scores(minilm, "full-echo1", "Who wrote Orfeo?", unit, [0])[0] > \
         AnswerOptions().min_score
+
+
+def test_a_place_is_found_at_the_start_of_a_sentence_and_after_the_town_of():
+    """"In the Netherlands there were more bicycles than people" answers "Where ...?"
+    as much as "there were more bicycles than people in the Netherlands" does, and so
+    does "in the town of Cremona"; a year after "In" is no place."""
+    from memory.questions import unit_types
+
+    for text in ("In the Netherlands there were more bicycles than people.",
+                 "Antonio Stradivari made more than a thousand instruments in the town of "
+                 "Cremona.", "At Kitty Hawk the brothers tested their gliders."):
+        assert "place" in unit_types(text), text
+    for text in ("In 1930 the march began.", "In the morning they left.",
+                 "Each company put its own metal mark on the buildings it covered."):
+        assert "place" not in unit_types(text), text
