@@ -42,6 +42,7 @@ _TYPES = (
     ("place", re.compile(r"^\s*where\b|\bwhich\s+(?:city|country|place|town|river|"
                          r"continent|mountains?)\b", re.I)),
     ("reason", re.compile(r"^\s*why\b", re.I)),
+    ("material", re.compile(r"\bmade\s+(?:of|from|out\s+of)\s*\??\s*$", re.I)),
 )
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -85,7 +86,8 @@ _SAID_WORDS = re.compile(r"\b(?:said|say|says|talk|talked|mention|mentioned|hear
 
 
 def question_type(question: str) -> str | None:
-    """What the question asks for: colour, time, number, person, place, reason or None."""
+    """What the question asks for: colour, time, number, person, place, reason, material
+    ("What is it made of?") or None."""
     return next((name for name, pattern in _TYPES if pattern.search(question)), None)
 
 
@@ -205,7 +207,13 @@ def unit_types(text: str) -> set[str]:
         found.add("person")
     if _PLACE_PREP.search(text):
         found.add("place")
+    if _MADE_OF.search(text):
+        found.add("material")
     return found
+
+
+_MADE_OF = re.compile(r"\b(?:made|carved|built|woven|cast)\s+(?:of|from|out\s+of)\b", re.I)
+"""What a thing is made of: "a purple dye made from crushed sea snails"."""
 
 
 _PLACE_WORDS = frozenset("in at from near to across along into".split())

@@ -485,3 +485,20 @@ def test_a_place_is_found_at_the_start_of_a_sentence_and_after_the_town_of():
     for text in ("In 1930 the march began.", "In the morning they left.",
                  "Each company put its own metal mark on the buildings it covered."):
         assert "place" not in unit_types(text), text
+
+
+def test_what_a_thing_is_made_from_is_a_kind_of_answer(minilm):
+    """"What was the purple dye made from?": both sentences hold "purple" and "dye"
+    (dev5's Phoenicians); the one that says what it was made from answers."""
+    from memory.questions import question_type, unit_types
+
+    assert question_type("What was the purple dye made from?") == "material"
+    assert question_type("What is the tapestry made of?") == "material"
+    assert "material" in unit_types("Chocolate is made from the seeds of the cacao tree.")
+    assert "material" not in unit_types("The dye was so costly that purple became the colour.")
+    units = [Evidence(SAID, "They became rich selling a purple dye made from crushed sea "
+                            "snails.", 131.1, 134.9),
+             Evidence(SAID, "The dye was so costly that purple became the color of kings.",
+                      134.9, 138.9)]
+    question = "What was the purple dye made from?"
+    assert int(np.argmax(_scores(minilm, "full-echo1", question, units, [0, 0]))) == 0

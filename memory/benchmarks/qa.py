@@ -23,7 +23,8 @@ Whisper hears well enough that its misses are mostly choices), ``dev3`` (everyda
 subjects, `memory.benchmarks.qa_dev3`, seed 6161, Piper's voice, written blind after
 dev2's rules), ``dev4`` (held-out's fields on other subjects, `memory.benchmarks.qa_dev4`,
 seed 7373, Piper's voice, written blind after dev3's rules, questions worded as a
-person asks them) and ``held-out`` (other subjects, seed 2027, Piper's neural
+person asks them), ``dev5`` (the same fields, other subjects, `memory.benchmarks.qa_dev5`,
+seed 8484, Piper's voice, written blind after dev4's rules, more "how" and "why") and ``held-out`` (other subjects, seed 2027, Piper's neural
 ``en_US-joe-medium`` voice). No two splits share a
 topic or a seed. Thresholds are chosen on the tuning and dev splits only (`calibrate`),
 never on held-out.
@@ -61,6 +62,7 @@ from memory.benchmarks.qa_dev import DEV_OFF_TOPIC, DEV_QA, DEV_TOPICS
 from memory.benchmarks.qa_dev2 import DEV2_OFF_TOPIC, DEV2_QA, DEV2_TOPICS
 from memory.benchmarks.qa_dev3 import DEV3_OFF_TOPIC, DEV3_QA, DEV3_TOPICS
 from memory.benchmarks.qa_dev4 import DEV4_OFF_TOPIC, DEV4_QA, DEV4_TOPICS
+from memory.benchmarks.qa_dev5 import DEV5_OFF_TOPIC, DEV5_QA, DEV5_TOPICS
 from memory.evidence import format_time
 from memory.models.textnorm import normalize_words
 from memory.samples.lecture import LectureScript, Slide
@@ -96,6 +98,7 @@ SPLITS = {
     "dev2": Split("dev2", DEV2_TOPICS, DEV2_QA, DEV2_OFF_TOPIC, 5150, "piper:en_US-joe-medium"),
     "dev3": Split("dev3", DEV3_TOPICS, DEV3_QA, DEV3_OFF_TOPIC, 6161, "piper:en_US-joe-medium"),
     "dev4": Split("dev4", DEV4_TOPICS, DEV4_QA, DEV4_OFF_TOPIC, 7373, "piper:en_US-joe-medium"),
+    "dev5": Split("dev5", DEV5_TOPICS, DEV5_QA, DEV5_OFF_TOPIC, 8484, "piper:en_US-joe-medium"),
 }
 
 
@@ -145,7 +148,8 @@ def qa_script(split: Split) -> LectureScript:
              "dev": "Things Worth Knowing",
              "dev2": "People, Places and Machines",
              "dev3": "Everyday Wonders",
-             "dev4": "Inventions, Trade and the Arts"}.get(split.name, "Ideas That Shaped the World")
+             "dev4": "Inventions, Trade and the Arts",
+             "dev5": "How Things Came to Be"}.get(split.name, "Ideas That Shaped the World")
     return LectureScript(title, slides, split.seed)
 
 

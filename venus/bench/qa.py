@@ -19,7 +19,7 @@ memories built by older code.
 (`memory.answer.AnswerOptions.min_score`, calibrated on the tuning, dev and dev2 splits
 pooled), each other one, on the tuning split, at the threshold calibrated for it there;
 every split prints the default's precision/recall trade-off. ``--split dev``, ``dev2``,
-``dev3`` and ``dev4`` are further topic sets and voices to diagnose on; ``--held-out`` only
+``dev3``, ``dev4`` and ``dev5`` are further topic sets and voices to diagnose on; ``--held-out`` only
 reports, at the scorer and threshold of `AnswerOptions`: it never chooses anything.
 """
 
@@ -45,11 +45,13 @@ DESCRIPTION = ("answers from the video memory: key accuracy per question kind, a
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--held-out", action="store_true",
                    help="the held-out split (other topics, another voice): report only")
-    p.add_argument("--split", choices=("tuning", "dev", "dev2", "dev3", "dev4", "held-out"), default=None,
+    p.add_argument("--split", choices=("tuning", "dev", "dev2", "dev3", "dev4", "dev5",
+                                            "held-out"), default=None,
                    help="the split (default tuning; --held-out is --split held-out); dev "
                         "(a third topic set, Flite's voice), dev2 (history and "
-                        "technology), dev3 (everyday subjects) and dev4 (inventions, trade "
-                        "and the arts; all three Piper's voice) "
+                        "technology), dev3 (everyday subjects), dev4 (inventions, trade "
+                        "and the arts) and dev5 (how things came to be; all four Piper's "
+                        "voice) "
                         "report at the default threshold with their trade-off tables")
     p.add_argument("--scorers", default="default",
                    help="'default', 'all', or comma-separated names of memory.answer.SCORERS "
