@@ -67,6 +67,7 @@ from memory.questions import (
     REASONS,
     asked_about,
     asked_kind,
+    clause_terms,
     content_terms,
     counted_term,
     counts_of,
@@ -127,6 +128,7 @@ class UnitScorer:
     lemmas: bool = False  # irregular forms match their verb ("held" / "hold")
     misheard_names: bool = False  # a unit holding the rest of the question keeps its names
     echo_one: float = 0.0  # taken off a unit that says one term beyond the question's
+    clauses: bool = False  # a relative clause ending the question weighs half
 
     def score(self, question: str, vector: np.ndarray, units: Sequence[Evidence],
               vectors: np.ndarray, priors: Sequence[float],
@@ -146,6 +148,12 @@ class UnitScorer:
             terms = list(dict.fromkeys(lemma(t) for t in terms))
         wanted, kind = question_type(question), asked_kind(question)
         weight = {t: idf.get(t, 1.0) for t in terms}
+        if self.clauses:  # "... the diseases [that killed the canal workers]": which ones
+            described = clause_terms(question)
+            if self.lemmas:
+                described = {lemma(t) for t in described}
+            weight = {t: w * (CLAUSE_WEIGHT if t in described else 1.0)
+                      for t, w in weight.items()}
         norm = sum(weight.values()) or 1.0
         seen = [set(tokenize(unit.text)) for unit in units]
         if self.lemmas:
@@ -302,6 +310,9 @@ def _heard_in_part(names, have: set[str], near: Mapping[str, set[str]]) -> int:
     return count
 
 
+CLAUSE_WEIGHT = 0.5
+"""How much a term of a relative clause that ends the question counts (`clause_terms`)."""
+
 MISHEARD_TERMS = 2
 MISHEARD_SHARE = 2 / 3
 """A unit holding this many of a question's terms besides its names, and this share of
@@ -371,7 +382,7 @@ SCORERS: dict[str, UnitScorer] = {s.name: s for s in (
     UnitScorer("full-echo1", lexical=0.6, type=0.3, info=0.1, prior=0.1, kind=0.1,
                type_needs_terms=True, named=0.5, counts=True, echo=0.3, context=0.5,
                screen=1.0, slides=True, near_context=True, lemmas=True, misheard_names=True,
-               echo_one=0.15),
+               echo_one=0.15, clauses=True),
 )}
 
 

@@ -5,8 +5,9 @@ here, each answering one small question about a question or a unit:
 
 - what the question asks for (`question_type`: a number, a person, a time, a place, a
   colour, a reason), whether it asks what was said or shown (`asked_kind`), which of its
-  terms say what it is about (`content_terms`), the names it holds (`question_names`)
-  and what a "how many" counts (`counted_term`);
+  terms say what it is about (`content_terms`), which of them only describe what it asks
+  about (`clause_terms`), the names it holds (`question_names`) and what a "how many"
+  counts (`counted_term`);
 - what a unit holds (`unit_types`), what its numbers count (`counts_of`,
   `counts_term`), the names it says (`named_terms`);
 - when two words are the same word heard or typed differently: one typo away or a
@@ -24,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from memory.evidence import SAID, SHOWN
 from memory.lexical import tokenize
 
-__all__ = ["REASONS", "asked_about", "asked_kind", "content_terms", "counted_term",
+__all__ = ["REASONS", "asked_about", "asked_kind", "clause_terms", "content_terms",
+           "counted_term",
            "counts_of", "counts_term", "edits", "lemma", "name_supported", "named_terms",
            "near_terms", "question_names", "question_type", "sound_key", "sounds_alike",
            "unit_types"]
@@ -100,6 +102,28 @@ def asked_kind(question: str) -> str | None:
 def content_terms(question: str) -> list[str]:
     """The question's terms that say what it is about (not how it asks)."""
     return [t for t in tokenize(question) if t not in _GENERIC_TERMS]
+
+
+def clause_terms(question: str) -> set[str]:
+    """The terms of a relative clause that ends the question and describes what it asks
+    about ("What spread the diseases [that killed the canal workers]?"): the question
+    is what spread them, the clause says which diseases. A "that" after a verb of
+    saying or showing ("How did Otis show that ...") opens what was said instead."""
+    match = _CLAUSE.search(question)
+    if not match or match.group(1).lower() in _THAT_VERBS:
+        return set()
+    before = set(content_terms(question[:match.start(2)]))
+    return {t for t in content_terms(question[match.start(2):]) if t not in before}
+
+
+_CLAUSE = re.compile(r"\b(\w+)\s+(?:that|which|who|whom)\s+(\w+.*)$", re.I)
+_THAT_VERBS = frozenset({
+    "show", "shows", "showed", "shown", "say", "says", "said", "prove", "proved", "know",
+    "knew", "think", "thought", "mean", "meant", "claim", "claimed", "find", "found",
+    "believe", "believed", "argue", "argued", "suggest", "suggested", "predict",
+    "predicted", "decide", "decided", "realise", "realised", "realize", "realized",
+    "notice", "noticed", "discover", "discovered", "learn", "learned", "hope", "hoped",
+    "so", "such", "now", "is", "was", "are", "were", "did", "does", "do"})
 
 
 _NAME = re.compile(r"[^\W\d_][\w'’-]*")

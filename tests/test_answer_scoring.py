@@ -502,3 +502,26 @@ def test_what_a_thing_is_made_from_is_a_kind_of_answer(minilm):
                       134.9, 138.9)]
     question = "What was the purple dye made from?"
     assert int(np.argmax(_scores(minilm, "full-echo1", question, units, [0, 0]))) == 0
+
+
+def test_a_relative_clause_describes_what_is_asked_about(minilm):
+    """"What spread the diseases that killed the canal workers?": the clause after
+    "that" says which diseases; what is asked is what spread them. Weighed as much as
+    the rest, it made "Yellow fever and malaria killed thousands of the workers" lead
+    (dev4); at half weight the sentence that says what spread them does. A "that" after
+    a verb of saying or showing opens what was said, not a description."""
+    from memory.questions import clause_terms
+
+    assert clause_terms("What spread the diseases that killed the canal workers?") == \
+        set(tokenize("killed canal workers"))
+    assert clause_terms("Who designed the lens that sends the beam far out to sea?") == \
+        set(tokenize("sends beam far out sea"))
+    assert clause_terms("How did Otis show that his brake was safe?") == set()
+    assert clause_terms("What did the Aztecs use as money?") == set()
+    units = _slide(["The Panama Canal", "Fighting disease"], 221.0, 251.0) + [
+        Evidence(SAID, "Yellow fever and malaria killed thousands of the workers.",
+                 228.6, 231.8),
+        Evidence(SAID, "Doctors later showed that mosquito spread the diseases and "
+                       "draining the swamp -saved lides.", 232.0, 237.4)]
+    question = "What spread the diseases that killed the canal workers?"
+    assert int(np.argmax(_scores(minilm, "full-echo1", question, units, [0] * 4))) == 3
