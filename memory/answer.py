@@ -231,7 +231,8 @@ class UnitScorer:
         return [of[g] for g in groups]
 
     @staticmethod
-    def _misheard(missing: list[float], units: Sequence[Evidence], names, name_terms: Sequence[str],
+    def _misheard(missing: list[float], units: Sequence[Evidence],
+                  names: Sequence[tuple[str, ...]], name_terms: Sequence[str],
                   weight: Mapping[str, float], seen: Sequence[set[str]],
                   near: Mapping[str, set[str]]) -> list[float]:
         """No missing-name cost for a unit that holds at least `MISHEARD_TERMS` of the
@@ -300,7 +301,8 @@ class UnitScorer:
         return [share[g] for g in groups]
 
 
-def _heard_in_part(names, have: set[str], near: Mapping[str, set[str]]) -> int:
+def _heard_in_part(names: Sequence[tuple[str, ...]], have: set[str],
+                   near: Mapping[str, set[str]]) -> int:
     """How many of the question's names of several words ``have`` holds some words of,
     not all ("Gordon" of "Gordon Moore", the surname heard as "were")."""
     count = 0

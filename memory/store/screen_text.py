@@ -38,7 +38,7 @@ def ocr_text(boxes: list[TextBox], min_confidence: float = 0.5) -> str:
     lines: list[tuple[str, TextBox, TextBox]] = []  # (text, its first row, its last row)
     for b in kept:
         text = b.text.strip()
-        if lines and _continues(lines[-1][0], lines[-1][1], lines[-1][2], text, b):
+        if lines and _continues(*lines[-1], text, b):
             joined, first, _ = lines[-1]
             lines[-1] = (f"{joined} {text}", first, b)
         else:

@@ -19,8 +19,9 @@ memories built by older code.
 (`memory.answer.AnswerOptions.min_score`, calibrated on the tuning, dev and dev2 splits
 pooled), each other one, on the tuning split, at the threshold calibrated for it there;
 every split prints the default's precision/recall trade-off. ``--split dev``, ``dev2``,
-``dev3``, ``dev4`` and ``dev5`` are further topic sets and voices to diagnose on; ``--held-out`` only
-reports, at the scorer and threshold of `AnswerOptions`: it never chooses anything.
+``dev3``, ``dev4`` and ``dev5`` are further topic sets and voices to diagnose on;
+``--held-out`` only reports, at the scorer and threshold of `AnswerOptions`: it never
+chooses anything.
 """
 
 from __future__ import annotations
@@ -45,14 +46,14 @@ DESCRIPTION = ("answers from the video memory: key accuracy per question kind, a
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--held-out", action="store_true",
                    help="the held-out split (other topics, another voice): report only")
-    p.add_argument("--split", choices=("tuning", "dev", "dev2", "dev3", "dev4", "dev5",
-                                            "held-out"), default=None,
+    p.add_argument("--split", default=None,
+                   choices=("tuning", "dev", "dev2", "dev3", "dev4", "dev5", "held-out"),
                    help="the split (default tuning; --held-out is --split held-out); dev "
                         "(a third topic set, Flite's voice), dev2 (history and "
                         "technology), dev3 (everyday subjects), dev4 (inventions, trade "
                         "and the arts) and dev5 (how things came to be; all four Piper's "
-                        "voice) "
-                        "report at the default threshold with their trade-off tables")
+                        "voice) report at the default threshold with their trade-off "
+                        "tables")
     p.add_argument("--scorers", default="default",
                    help="'default', 'all', or comma-separated names of memory.answer.SCORERS "
                         "(tuning split only)")
