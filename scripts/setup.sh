@@ -134,8 +134,13 @@ swap_onnxruntime_gpu() {
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv || die "could not create .venv with $PYTHON (Python 3.10+ with venv)"
 stamp=.venv/.venus-installed
 want=$( (cat pyproject.toml scripts/setup.sh; echo "$gpu $ort_gpu ${TORCH_SPEC:-} ${PIP_TORCH_ARGS:-} ${TORCH_VARIANT:-}") | sha256sum | cut -c1-16)
-# the real speech and room impulses of the duplex evaluation (scripts/speech_data.sh)
-optional() { bash scripts/speech_data.sh; [ "$optional_wheels" = no ] || bash scripts/wheels.sh "$optional_wheels"; }
+# the real speech and room impulses of the duplex evaluation (scripts/speech_data.sh) and
+# the end-of-turn model, Smart Turn v3.2, from the pipecat-ai wheel (scripts/turn_model.sh)
+optional() {
+  bash scripts/speech_data.sh
+  bash scripts/turn_model.sh
+  [ "$optional_wheels" = no ] || bash scripts/wheels.sh "$optional_wheels"
+}
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   optional
   exit 0
