@@ -4,7 +4,8 @@ Shipped with the package (like httpx's ``MockTransport``): they are real impleme
 of the seams, only simpler and deterministic. `FakeFrontend` follows a per-chunk script;
 `FakeVideoSource` yields synthetic one-second `VideoChunk`s; `FakeMemory` answers
 `MemoryView` queries by word overlap over given moments; `FakeSpeechOutput` plays text at
-a speaking rate in session time and keeps a history of what was heard.
+a speaking rate in session time and keeps a history of what was heard; `FakeEndOfTurn`
+calls a turn complete after a given silence (or as a function says).
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ import numpy as np
 
 from memory.media import SAMPLE_RATE, Frame, VideoChunk
 from venus.frontend.base import Decision, DuplexFrame, SessionView
+from venus.perception.turn import DEFAULT_THRESHOLD, TurnPrediction
 from venus.speech.base import PlaybackStatus, Utterance
 from venus.speech.text import TimedTextOutput
 
-__all__ = ["FakeAnswer", "FakeEvidence", "FakeFrontend", "FakeMemory", "FakeMoment",
-           "FakeSpeechOutput", "FakeVideoSource", "fake_chunk"]
+__all__ = ["FakeAnswer", "FakeEndOfTurn", "FakeEvidence", "FakeFrontend", "FakeMemory",
+           "FakeMoment", "FakeSpeechOutput", "FakeVideoSource", "fake_chunk"]
 
 Script = Callable[[DuplexFrame, SessionView], Decision]
 
@@ -188,3 +190,29 @@ class FakeSpeechOutput(TimedTextOutput):
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+class FakeEndOfTurn:
+    """A `venus.perception.EndOfTurnModel`: complete once the audio ends in ``silence_s``
+    of silence (every sample below ``level``), or as ``rule(audio) -> probability`` says.
+
+    ``heard`` keeps the length in samples of the audio each `predict` was given, so a test
+    can check how much of the turn the caller passed. ``seconds`` is always 0.
+    """
+
+    def __init__(self, silence_s: float = 0.5, *, level: float = 0.01,
+                 rule: Callable[[np.ndarray], float] | None = None,
+                 threshold: float = DEFAULT_THRESHOLD) -> None:
+        self.silence_s, self.level, self.rule, self.threshold = silence_s, level, rule, threshold
+        self.heard: list[int] = []
+
+    def predict(self, audio: np.ndarray) -> TurnPrediction:
+        self.heard.append(len(audio))
+        probability = float(self.rule(audio)) if self.rule else self._silent_tail(audio)
+        return TurnPrediction(complete=probability > self.threshold, probability=probability,
+                              seconds=0.0)
+
+    def _silent_tail(self, audio: np.ndarray) -> float:
+        n = round(self.silence_s * SAMPLE_RATE)
+        tail = np.asarray(audio[-n:]) if n else np.zeros(0)
+        return float(len(audio) >= n and not np.any(np.abs(tail) >= self.level))

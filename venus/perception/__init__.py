@@ -3,7 +3,8 @@
 calibrated level, addressee cues, and whether a face is turned toward the camera.
 
 Layers inside the package: ``config``/``types`` (data) -> ``speech``, ``prosody``,
-``addressee``, ``face``, ``transcription`` (behaviour; ASR on an owned worker thread) -> ``user`` (`UserPerception`).
+``addressee``, ``face``, ``transcription`` (behaviour; ASR on an owned worker thread),
+``turn`` (end of turn from the audio: Smart Turn v3.2) -> ``user`` (`UserPerception`).
 """
 
 from venus.perception.addressee import BACKCHANNELS, TopicRelation, lexical_cues
@@ -17,6 +18,7 @@ from venus.perception.transcription import (
     RegionTranscription,
     TranscriptionFailed,
 )
+from venus.perception.turn import EndOfTurnModel, SmartTurn, TurnPrediction
 from venus.perception.types import AddresseeCues, PerceptionFrame, Prosody, SpeechBoundary
 from venus.perception.user import UserPerception
 
@@ -26,16 +28,19 @@ __all__ = [
     "AsrJob",
     "AsrWorker",
     "AudioWindow",
+    "EndOfTurnModel",
     "FaceDetector",
     "LoudnessCalibration",
     "PerceptionConfig",
     "PerceptionFrame",
     "Prosody",
     "RegionTranscription",
+    "SmartTurn",
     "SpeechBoundary",
     "SpeechTracker",
     "TopicRelation",
     "TranscriptionFailed",
+    "TurnPrediction",
     "UserPerception",
     "estimate_f0",
     "frontal_cascade_path",
