@@ -24,6 +24,8 @@ calls (final words of every region, partial words while an overlap is undecided)
 (session time: the offset is confirmed 0.25 s late, then ``asr_latency_s``, one chunk),
 and ``final_lag_live_s_p50/p95`` what a live run would see: from the end of speech to the
 chunk end the job was submitted at, plus the worker's queueing and call (wall).
+``end_of_turn_ms_p50/p95``: Smart Turn v3.2 (`venus.perception.SmartTurn`, one thread)
+on a spoken question, ``--turn-runs`` times: log-mel features and the ONNX call (wall).
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runs", type=int, default=3, help="scenarios per overlap kind (3)")
     parser.add_argument("--kinds", default=",".join(KINDS),
                         help=f"comma-separated overlap kinds ({','.join(KINDS)})")
+    parser.add_argument("--turn-runs", type=int, default=50,
+                        help="Smart Turn predictions timed for end_of_turn_ms (50)")
 
 
 def scenario_doc(kind: str, rng: random.Random, name: str) -> dict[str, Any]:
@@ -110,6 +114,19 @@ def _lags(jobs, lags: list[float], live_lags: list[float]) -> None:
         lags.append(job.visible_at - job.speech_end)
         if job.wall_s is not None:
             live_lags.append(job.submitted - job.speech_end + job.wall_s)
+
+
+def _end_of_turn_ms(tts, runs: int) -> list[float]:
+    """Wall ms of each Smart Turn prediction on a spoken question and a 0.2 s pause."""
+    import numpy as np
+
+    from venus.perception import SmartTurn
+
+    speech = tts.synthesize(QUESTIONS[0]).audio
+    audio = np.concatenate([speech, np.zeros(3200, np.float32)])
+    turn = SmartTurn().load()
+    turn.predict(audio)  # onnxruntime's first run allocates: not a live call
+    return [turn.predict(audio).seconds * 1000 for _ in range(runs)]
 
 
 def _p(values: list[float], q: float) -> float | None:
@@ -164,6 +181,7 @@ def run(args: argparse.Namespace) -> BenchReport:
             rows.append([f"{kind}-{i}", over.turn.text[:34], ",".join(seen) or "-",
                          "ok" if ok else "WRONG",
                          "" if latency is None else f"{latency:.2f}"])
+    turn_ms = _end_of_turn_ms(base.tts, args.turn_runs)
     ms = [s * 1000 for s in steps]
     wall = [(s + w) * 1000 for s, w in zip(steps, waits)]
     figures = {
@@ -186,6 +204,8 @@ def run(args: argparse.Namespace) -> BenchReport:
         "final_lag_s_p95": _p(lags, 95),
         "final_lag_live_s_p50": _p(live_lags, 50),
         "final_lag_live_s_p95": _p(live_lags, 95),
+        "end_of_turn_ms_p50": round(percentile(turn_ms, 50), 1) if turn_ms else None,
+        "end_of_turn_ms_p95": round(percentile(turn_ms, 95), 1) if turn_ms else None,
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "load_avg_1m": round(os.getloadavg()[0], 2),  # the machine is shared: say how busy
     }
@@ -199,6 +219,9 @@ def run(args: argparse.Namespace) -> BenchReport:
                f"{figures['asr_ms_p95']} ms; word probe {len(probes)} reads, p50 "
                f"{figures['probe_ms_p50']} ms, p95 {figures['probe_ms_p95']} ms; final words "
                f"{figures['final_lag_s_p50']} s after "
-               f"the speech (live estimate {figures['final_lag_live_s_p50']} s)")
+               f"the speech (live estimate {figures['final_lag_live_s_p50']} s)"
+               f"\nend of turn (Smart Turn v3.2, one thread): p50 "
+               f"{figures['end_of_turn_ms_p50']} ms, p95 {figures['end_of_turn_ms_p95']} ms "
+               f"over {len(turn_ms)} predictions of a {len(QUESTIONS[0].split())}-word question")
     return BenchReport("frontend", ["scenario", "overlap", "classified", "action", "stop_s"],
                        rows, summary, figures)
