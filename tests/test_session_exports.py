@@ -32,7 +32,7 @@ PUBLIC = {
         "SpeechOutputOptions", "TimedTextOutput", "Utterance", "split_pieces",
     },
     "venus.testing": {
-        "FakeAnswer", "FakeEvidence", "FakeFrontend", "FakeMemory", "FakeMoment",
+        "FakeAnswer", "FakeEndOfTurn", "FakeEvidence", "FakeFrontend", "FakeMemory", "FakeMoment",
         "FakeSpeechOutput", "FakeVideoSource",
         "fake_chunk",
     },
