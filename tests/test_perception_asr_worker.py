@@ -67,6 +67,10 @@ def _chunks():
 
 def _perception(asr, **config) -> UserPerception:
     config.setdefault("partials", False)
+    # the worker's mechanics with one job per region and a fixed delay: no early final,
+    # no per-second latency (tested on their own below)
+    config.setdefault("early_final_after_s", None)
+    config.setdefault("asr_latency_per_s", 0.0)
     return UserPerception(PerceptionConfig(**config), detector=_detector(), transcriber=asr,
                           faces=False)
 
@@ -224,5 +228,26 @@ def test_the_topic_cue_is_measured_on_the_worker_with_the_context_at_submission(
         frame = perception.feed(list(_chunks())[k + 1])
         assert frame.final_words and frame.cues.topic_similarity == pytest.approx(0.6)
         assert embedder.threads and set(embedder.threads) == {"venus-asr"}
+    finally:
+        perception.close()
+
+
+def test_an_early_transcription_becomes_the_final_words_when_the_offset_follows():
+    """Quiet for `early_final_after_s` before the VAD confirms the offset: the region is
+    transcribed then, and when the offset follows with no speech since, that job is the
+    region's final words (no second Whisper pass), due sooner; fed in the runtime's hops."""
+    from venus.runtime.hops import split_hops
+
+    asr = GatedTranscriber(blocked=False)
+    perception = _perception(asr, early_final_after_s=0.1)
+    try:
+        frames = [perception.feed(h) for c in _chunks() for h in split_hops(c, 0.1)]
+        perception.asr.drain()
+        offset = next(f.offsets[0] for f in frames if f.offsets)
+        shown = next(f for f in frames if f.final_words)
+        submitted = [j for j in perception.asr.finished if j.kind == "final"][0].submitted
+        assert submitted < offset + PerceptionConfig().offset_silence_s  # before the VAD said so
+        assert shown.end < offset + 1.0  # the fitted latency, not a chunk and a second
+        assert len(asr.calls) == len({j.seq for j in perception.asr.finished})  # one pass a job
     finally:
         perception.close()

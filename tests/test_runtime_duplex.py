@@ -24,6 +24,7 @@ from venus.frontend.embedded import EmbeddedFrontend
 from venus.frontend.model_backed import ModelFrontend
 from venus.perception import PerceptionConfig, UserPerception
 from venus.runtime import DuplexIO, DuplexOptions, Session, SessionOptions
+from venus.runtime.hops import merge_frames, split_hops
 from venus.scenario import SimulatedRoom, parse_scenario
 from venus.speech import AudioSpeechOutput, TimedTextOutput, Utterance
 from venus.testing import FakeFrontend, FakeVideoSource, fake_chunk
@@ -82,7 +83,7 @@ def test_a_model_frontend_gets_echo_removal_and_the_gate():
     assert np.abs(wave[a:a + SAMPLE_RATE // 4]).max() < 1e-3
     stopped = [e for _, e in _entries(session, SpeechStopped) if e.reason != "session ended"]
     assert stopped and stopped[0].heard_fraction < 1.0
-    assert any("roots" in c.words.lower() for c in backend.inputs)  # and the user's words
+    assert any("roots" in c.words.lower() for c in backend.inputs), [(c.start, c.words) for c in backend.inputs]  # and the user's words
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +98,16 @@ def _duplex(models) -> tuple[DuplexIO, AudioSpeechOutput]:
     return DuplexIO(output, perception, DuplexOptions(partials="overlap")), output
 
 
+HOP = SessionOptions().hop_s  # the gate acts at the end of the hop it hears something in
+
+
+def _hear(duplex: DuplexIO, chunk: VideoChunk):
+    """Hear ``chunk`` as the session does: in the runtime's hops (the gate acts at each
+    hop's end), the hops' frames merged into the chunk's frame."""
+    hop_s = SessionOptions().hop_s
+    return merge_frames([duplex.hear(hop) for hop in split_hops(chunk, hop_s)])
+
+
 def _silent(i: int) -> VideoChunk:
     return VideoChunk(i, float(i), float(i + 1), (), np.zeros(SAMPLE_RATE, np.float32))
 
@@ -106,15 +117,15 @@ def test_settle_releases_a_harmless_overlap_and_closes_an_interruption(models):
         duplex, output = _duplex(models)
         try:
             output.queue(Utterance("u1", ANSWER), 0.0)
-            duplex.hear(_silent(0))
+            _hear(duplex, _silent(0))
             duplex.gate.onset(1.2, quiet=False)  # as if the VAD had found the user at 1.2 s
-            frame = duplex.hear(_silent(1))
+            frame = _hear(duplex, _silent(1))
             assert frame.overlap is not None and frame.overlap.onset == 1.2
             assert output.ducked and not output.paused  # ducked, still playing
             assert np.abs(output.rendered(1.4, 2.0)).max() > 0.005
             duplex.settle(Decision(perceived=(OverlapClassified(kind, "mm-hmm"),)), 2.0)
             assert duplex.gate.episode is None
-            duplex.hear(_silent(2))
+            _hear(duplex, _silent(2))
             # an interruption is left to the session, which stops the output at once
             assert output.ducked is not released
         finally:
@@ -129,12 +140,12 @@ def test_an_overlap_the_answer_ends_under_in_its_chunk_is_handed_over_closed(mod
     duplex, output = _duplex(models)
     try:
         output.queue(Utterance("u1", "Roots take up water."), 0.0)
-        duplex.hear(_silent(0))
+        _hear(duplex, _silent(0))
         duplex.gate.onset(0.9, quiet=False)  # over the answer's last words
-        frame = duplex.hear(_silent(1))
+        frame = _hear(duplex, _silent(1))
         assert not frame.speaking and frame.overlap is None
         assert frame.closed is not None and frame.closed.onset == 0.9, frame
-        assert duplex.hear(_silent(2)).closed is None
+        assert _hear(duplex, _silent(2)).closed is None
     finally:
         duplex.close()
 
@@ -153,7 +164,7 @@ def test_a_bare_wait_over_the_answer_pauses_it_at_once(models):
         output.queue(Utterance("u1", ANSWER), 0.0)
         for i in range(3):
             audio = mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]
-            frame = duplex.hear(VideoChunk(i, float(i), float(i + 1), (), audio))
+            frame = _hear(duplex, VideoChunk(i, float(i), float(i + 1), (), audio))
         assert frame.overlap is not None and frame.overlap.stopped, frame.overlap
         assert "wait" in frame.overlap.words.lower()
         onset = frame.overlap.onset
@@ -181,7 +192,7 @@ def test_an_overlap_that_goes_on_after_a_breath_is_open_again_and_probed_on(mode
         frames = []
         for i in range(3):
             audio = mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]
-            frames.append(duplex.hear(VideoChunk(i, float(i), float(i + 1), (), audio)))
+            frames.append(_hear(duplex, VideoChunk(i, float(i), float(i + 1), (), audio)))
         ep = frames[-1].overlap
         assert ep is not None and 1.1 <= ep.onset <= 1.4
         assert ep.ended_at is None  # speaking again: the overlap is not over
@@ -217,7 +228,7 @@ def test_an_onset_confirmed_in_the_next_chunk_is_judged_on_the_output_before_it(
     mic[a:a + len(said)] += said[:len(mic) - a]
     try:
         output.queue(Utterance("u1", two), start)
-        frames = [duplex.hear(VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
+        frames = [_hear(duplex, VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
                   for i in range(boundary + 1)]
         # confirmed in the chunk after the boundary, the onset itself before it
         assert not frames[-2].perception.onsets and frames[-1].perception.onsets
@@ -334,12 +345,12 @@ def test_an_opener_the_probe_can_tell_early_pauses_the_output_early(models):
     try:
         output.queue(Utterance("u1", ANSWER), 0.0)
         for i in range(3):
-            frame = duplex.hear(VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
+            frame = _hear(duplex, VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
         ep = frame.overlap
         assert ep is not None and ep.stopped, ep
         latency = PerceptionConfig().probe_latency_s
         assert np.abs(output.rendered(ep.onset - 0.5, ep.onset)).max() > 0.005  # speaking
-        assert np.abs(output.rendered(ep.onset + 0.25 + latency + 0.01, 3.0)).max() < 1e-3
+        assert np.abs(output.rendered(ep.onset + 0.25 + latency + HOP, 3.0)).max() < 1e-3
         assert probe.reads[0] == pytest.approx(0.25, abs=0.01)
     finally:
         duplex.close()
@@ -375,15 +386,15 @@ def test_an_opener_that_goes_on_to_name_someone_else_resumes_the_output(models):
     try:
         output.queue(Utterance("u1", ANSWER), 0.0)
         for i in range(3):
-            frame = duplex.hear(VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
+            frame = _hear(duplex, VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
         ep = frame.overlap
         assert ep is not None and ep.named_other and not ep.stopped, ep
         latency = PerceptionConfig().probe_latency_s
-        paused = output.rendered(ep.onset + 0.25 + latency + 0.01, ep.onset + 0.55 + latency - 0.01)
+        paused = output.rendered(ep.onset + 0.25 + latency + HOP, ep.onset + 0.55 + latency - 0.01)
         assert np.abs(paused).max() < 1e-3
         back = ep.onset + 0.55 + latency
         assert back - (ep.onset + 0.25 + latency) < 0.8
-        assert np.abs(output.rendered(back + 0.05, 3.0)).max() > 1e-3  # playing on, ducked
+        assert np.abs(output.rendered(back + HOP + 0.05, 3.0)).max() > 1e-3  # playing on, ducked
         assert len(probe.reads) == 6
     finally:
         duplex.close()
@@ -421,7 +432,7 @@ def _run_gate(models, probe, seconds: int = 3):
     try:
         output.queue(Utterance("u1", ANSWER), 0.0)
         for i in range(seconds):
-            frame = duplex.hear(VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
+            frame = _hear(duplex, VideoChunk(i, float(i), float(i + 1), (), mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
     finally:
         duplex.close()
     return frame.overlap, output
@@ -440,7 +451,7 @@ def test_sustained_loud_speech_holds_the_output_before_its_words_are_read(models
     ep, output = _run_gate(models, _OpenerAfter(0.55, PerceptionConfig().asr_pad_s))
     assert ep is not None and ep.stopped, ep
     assert not _silent_over(output, ep.onset - 0.5, ep.onset)  # it was speaking
-    assert _silent_over(output, ep.onset + gate.hold_after_s + 0.01, 3.0)  # held since
+    assert _silent_over(output, ep.onset + gate.hold_after_s + HOP, 3.0)  # held since
 
 
 def test_an_opener_with_a_pause_after_it_holds_the_output_in_the_pause(models):
@@ -463,14 +474,14 @@ def test_an_opener_with_a_pause_after_it_holds_the_output_in_the_pause(models):
     try:
         output.queue(Utterance("u1", ANSWER), 0.0)
         for i in range(3):
-            frame = duplex.hear(VideoChunk(i, float(i), float(i + 1), (),
+            frame = _hear(duplex, VideoChunk(i, float(i), float(i + 1), (),
                                            mic[i * SAMPLE_RATE:(i + 1) * SAMPLE_RATE]))
     finally:
         duplex.close()
     ep = frame.overlap
     assert ep is not None and ep.stopped, ep
     assert ep.onset + gate.hold_after_s < b / SAMPLE_RATE  # the cue fell in the pause
-    assert _silent_over(output, ep.onset + gate.hold_after_s + 0.01, 3.0)  # held since
+    assert _silent_over(output, ep.onset + gate.hold_after_s + HOP, 3.0)  # held since
 
 
 def test_a_hold_no_words_confirm_plays_on_within_the_silence_a_listener_tolerates(models):
@@ -481,8 +492,8 @@ def test_a_hold_no_words_confirm_plays_on_within_the_silence_a_listener_tolerate
     ep, output = _run_gate(models, _ReadsAfter("Wait", None, PerceptionConfig().asr_pad_s))
     assert ep is not None and not ep.stopped, ep
     held = ep.onset + gate.hold_after_s
-    assert _silent_over(output, held + 0.01, held + gate.max_hold_s - 0.01)
-    assert not _silent_over(output, held + gate.max_hold_s + 0.01, 3.0)  # playing on
+    assert _silent_over(output, held + HOP, held + gate.max_hold_s - 0.01)
+    assert not _silent_over(output, held + HOP + gate.max_hold_s + 0.01, 3.0)  # playing on
 
 
 def test_a_read_that_says_backchannel_or_names_someone_else_ends_the_hold(models):
@@ -493,8 +504,9 @@ def test_a_read_that_says_backchannel_or_names_someone_else_ends_the_hold(models
         ep, output = _run_gate(models, _ReadsAfter(text, 0.4, PerceptionConfig().asr_pad_s))
         assert ep is not None and not ep.stopped, (text, ep)
         held, back = ep.onset + gate.hold_after_s, ep.onset + 0.4 + latency
-        assert _silent_over(output, held + 0.01, back - 0.01), text
-        assert not _silent_over(output, back + 0.01, held + gate.max_hold_s - 0.01), text
+        # each act lands at the end of the hop it was heard in, within a hop of its time
+        assert _silent_over(output, held + HOP, back), text
+        assert not _silent_over(output, back + HOP + 0.01, held + gate.max_hold_s - 0.01), text
 
 
 def test_a_harmless_first_read_never_holds_the_output(models):

@@ -7,6 +7,8 @@ import random
 
 import pytest
 
+from venus.perception import PerceptionConfig
+
 from venus.bench.frontend import KINDS, scenario_doc
 from venus.cli import main
 from venus.scenario import parse_scenario
@@ -34,10 +36,11 @@ def test_bench_frontend_prints_the_stable_keys(tmp_path, capsys):
     assert 0.0 < figures["stop_latency_s_p50"] <= 1.0
     assert isinstance(figures["probe_ms_p95"], float) and figures["probe_calls"] >= 1
     # Whisper runs on perception's worker: its own latency and the words' lag are reported,
-    # and the final words of a deterministic run come at least one chunk after the speech.
+    # and the final words of a deterministic run come the fitted Whisper latency after the
+    # speech (transcribed early, in the silence before the VAD confirmed the offset).
     for key in ("asr_ms_p95", "decision_wall_ms_p95", "final_lag_s_p50", "final_lag_live_s_p50"):
         assert isinstance(figures[key], float), key
-    assert figures["final_lag_s_p50"] >= 1.0
+    assert PerceptionConfig().asr_latency_s <= figures["final_lag_s_p50"] < 1.0
     assert figures["decision_wall_ms_p95"] >= figures["decision_ms_p95"]
     # Smart Turn's cost is reported beside the frontend's (a figure, not a target here).
     assert 0.0 < figures["end_of_turn_ms_p50"] <= figures["end_of_turn_ms_p95"]

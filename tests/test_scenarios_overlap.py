@@ -157,7 +157,7 @@ def test_own_voice_echo_never_triggers_a_stop(tmp_path):
 def test_delegated_request_is_answered_later_at_a_free_moment():
     doc = {"name": "timer", "notes": NOTES, "turns": [
         {"at": 1.0, "text": "Remind me in 8 seconds to stretch.", "label": "request"},
-        {"at": 11.0, "text": "What do roots take up from the soil?", "label": "question"}]}
+        {"at": 10.0, "text": "What do roots take up from the soil?", "label": "question"}]}
     run = _run(doc)
     ack, answer, result = (e for _, e in _entries(run, SpeechQueued))
     assert "remind you" in ack.text.lower() and result.item_id is not None

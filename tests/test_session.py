@@ -113,7 +113,8 @@ def test_a_revised_request_is_not_spoken_as_is():
 
 
 def test_a_result_revised_after_it_finished_is_replaced_not_spoken():
-    script = {i: user_says("hmm let me think", i) for i in range(4, 12)}  # user holds the floor
+    # the user holds the floor from the second the result is finished (3.0 s) on
+    script = {i: user_says("hmm let me think", i) for i in range(3, 12)}
     script[2] = ask("lookup", query="cats", seconds=1.0)
     script[8] = Decision(delegations=(DelegationRequest.revise("s1/w1", {"query": "dogs"}),))
     s = session(script)
@@ -154,7 +155,7 @@ def test_newer_evidence_reruns_a_capability_that_asks_for_it():
 
 
 def test_no_result_is_spoken_while_the_user_speaks():
-    script = {i: user_says("and another thing", i) for i in range(3, 15)}
+    script = {i: user_says("and another thing", i) for i in range(2, 15)}
     script[1] = ask("lookup", query="cats", seconds=1.0)
     s = session(script)
     s.run()

@@ -69,6 +69,15 @@ class AssistantModels:
         return self._get("embedder", MiniLMEmbedder)
 
     @property
+    def end_of_turn(self):
+        """Smart Turn v3.2 when ``scripts/setup.sh`` has taken its file from the pipecat-ai
+        wheel, else None (every offset then ends the turn; ``venus doctor`` says which)."""
+        from venus.perception.turn import SmartTurn, turn_model_path
+
+        return self._get("end_of_turn", lambda: SmartTurn() if turn_model_path().exists()
+                         else None)
+
+    @property
     def probe(self):
         from venus.perception.probe import WhisperProbe
         return self._get("probe", WhisperProbe)
@@ -151,8 +160,8 @@ def assistant(memory: MemoryView | None = None, *, mode: str = "omni",
                                                                  synthesizer=models.tts)
     perception = UserPerception(config, detector=models.detector,
                                 transcriber=models.transcriber, embedder=models.embedder,
-                                faces=mode == "omni", probe=_LazyProbe(models)
-                                ) if options.perceive else None
+                                faces=mode == "omni", probe=_LazyProbe(models),
+                                end_of_turn=models.end_of_turn) if options.perceive else None
     if frontend is None:
         frontend = EmbeddedFrontend(memory, mode=mode, options=options.embedded, config=config)
     duplex = options.duplex or DuplexOptions()

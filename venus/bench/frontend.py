@@ -21,7 +21,8 @@ background speech 15-25 dB down), in voices, phrasings and delays drawn from ``-
 The models are loaded before the first run. ``asr_ms_p50/p95`` time the worker's Whisper
 calls (final words of every region, partial words while an overlap is undecided);
 ``final_lag_s_p50/p95`` is how far final words lag the end of speech in these runs
-(session time: the offset is confirmed 0.25 s late, then ``asr_latency_s``, one chunk),
+(session time: transcribed once the user has been quiet 0.1 s, then the fitted Whisper
+latency ``asr_latency_s`` + ``asr_latency_per_s`` per second of audio, seen at a hop end),
 and ``final_lag_live_s_p50/p95`` what a live run would see: from the end of speech to the
 chunk end the job was submitted at, plus the worker's queueing and call (wall).
 ``end_of_turn_ms_p50/p95``: Smart Turn v3.2 (`venus.perception.SmartTurn`, one thread)

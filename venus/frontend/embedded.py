@@ -92,11 +92,13 @@ _NO_PERCEPTION = ("EmbeddedFrontend needs live perception of the user: build the
 @dataclass(frozen=True)
 class EmbeddedOptions:
     """``mode``: "omni" (audio + frames) or "audio" (the Audio frontend: frames unused);
-    ``floor``: overlap classifier thresholds; ``answer_k``: moments quoted."""
+    ``floor``: overlap classifier thresholds; ``answer_k``: moments quoted; ``hop_s``: the
+    cadence of its decisions (the session hears and decides in hops of this length)."""
 
     mode: str = "omni"
     floor: FloorPolicy = field(default_factory=FloorPolicy)
     answer_k: int = 2
+    hop_s: float = 0.1
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -117,6 +119,7 @@ class EmbeddedFrontend:
         options = options or EmbeddedOptions()
         self.options = replace(options, mode=mode) if mode else options
         self.name = "embedded" if self.options.mode == "omni" else "embedded-audio"
+        self.hop_s = self.options.hop_s
         self.memory = memory
         self.config = config or PerceptionConfig()
         self.reset()
@@ -125,7 +128,9 @@ class EmbeddedFrontend:
         """Forget the conversation: the open turn, the overlap episode, what was cut."""
         self._turn: list[Word] = []
         self._turn_start: float | None = None
+        self._held_words: list[Event] = []  # words of the open turn, recorded once settled
         self._ignore_turn = False
+        self._released_kind: OverlapKind | None = None  # of the overlap let pass last
         self._after_interrupt = False
         self._episode_onset: float | None = None  # the open overlap, until classified
         self._unjudged = False  # an overlap the assistant's turn ended under, undecided
@@ -136,7 +141,7 @@ class EmbeddedFrontend:
         self._last_cut: str = ""
         self._cut_text = ""  # the whole utterance the last interruption cut
         self._faces_seen = False
-        self._turn_quiet: list[bool] = []  # per chunk of the turn: quieter than the user?
+        self._turn_quiet: list[bool] = []  # per voiced hop of the turn: quieter than the user?
         self._background = False
         self._topic: tuple[str, ...] | None = None
 
@@ -161,9 +166,14 @@ class EmbeddedFrontend:
             self._episode_onset = ep.onset
             self._episode_words, self._episode_final = (), []
             self._episode_quiet = []
-        perceived = self._perceived(p, frame.chunk)
+        perceived = self._held_words + self._perceived(p, frame.chunk)
+        self._held_words = []
         self._background = False
         floor, speech, delegations = self._policy(frame, p, view, perceived, frame.end)
+        if self._turn:  # the turn is not settled yet (its end is still open): its words
+            # wait with it, so a TV's words never reach the timeline as the user's
+            self._held_words = [e for e in perceived if isinstance(e, UserWordsTranscribed)]
+            perceived = [e for e in perceived if not isinstance(e, UserWordsTranscribed)]
         if self._background:  # a TV or a far talker: not the user's words
             perceived = [e for e in perceived if not isinstance(e, UserWordsTranscribed)]
         topic, self._topic = self._topic, None
@@ -195,7 +205,7 @@ class EmbeddedFrontend:
         floor: FloorAction | None = None
         if duplex.overlap is not None:
             floor = self._classify(duplex, frame, perceived, now)
-        if frame.speaking or frame.transcribing:  # the turn's words are not all in yet
+        if frame.speaking or frame.transcribing or frame.turn_open:  # not over yet
             if floor is None and not duplex.speaking and frame.onsets and not self._turn:
                 floor = FloorAction.AWAIT_INPUT
             return floor, None, []
@@ -203,7 +213,7 @@ class EmbeddedFrontend:
             self._unjudged = False  # all words are in, and there were none
             return floor, None, []
         turn, self._turn, start = self._turn, [], self._turn_start
-        quiet, self._turn_quiet = bool(self._turn_quiet) and all(self._turn_quiet), []
+        quiet, self._turn_quiet = _mostly(self._turn_quiet), []
         self._turn_start = None
         if self._ignore_turn or self._unjudged:
             released = self._ignore_turn  # let pass as harmless, or never decided
@@ -215,8 +225,9 @@ class EmbeddedFrontend:
                 perceived.append(OverlapClassified(kind, _text(turn)))
             if not late and not released and self._misheard_bid(turn, start or now, quiet, frame.cues):
                 return floor, CLARIFY, []
-            if not late:
-                self._background = self._background or quiet
+            if not late:  # words of a TV let pass are not the user's, however loud a hop
+                self._background = self._background or quiet or (
+                    released and self._released_kind is OverlapKind.BACKGROUND)
                 return floor, None, []
             self._after_interrupt = True  # a question for us after all: answer it
             floor = FloorAction.YIELD_FLOOR if duplex.speaking else floor
@@ -275,6 +286,7 @@ class EmbeddedFrontend:
             self._cut_text = heard.text if heard else ""
             return FloorAction.YIELD_FLOOR
         self._background = kind is OverlapKind.BACKGROUND
+        self._released_kind = kind
         self._ignore_turn = ongoing or bool(self._turn)
         if not ongoing:
             self._turn, self._turn_start, self._ignore_turn = [], None, False
@@ -376,6 +388,16 @@ class EmbeddedFrontend:
                  else ControlToken.TURN_EOS if self._was_speaking else ControlToken.LISTEN)
         self._was_speaking = speaking
         return token
+
+
+TURN_QUIET_SHARE = 0.8  # of a turn's voiced hops quieter than the user: a quiet turn
+
+
+def _mostly(quiet: list[bool]) -> bool:
+    """A turn is quiet (a TV, a far talker) when most of its voiced hops are: a tenth of a
+    second holding one loud syllable does not make it the user's (one-second chunks asked
+    for every chunk, which a hop-sized burst now would undo)."""
+    return bool(quiet) and sum(quiet) >= TURN_QUIET_SHARE * len(quiet)
 
 
 def _same_words(a: str, b: str) -> bool:

@@ -51,6 +51,13 @@ class SpeechTracker:
         """Onset time of the open region (None while silent)."""
         return self._s.region_start
 
+    @property
+    def silent_since(self) -> float | None:
+        """While speaking: when the silence the next offset would end began (None while
+        the latest window is speech or the user is silent)."""
+        s = self._s
+        return s.run_start if s.speaking and s.run > 0 else None
+
     def update(self, prob: float, time: float) -> SpeechBoundary | None:
         """Feed the probability of the window starting at ``time``; maybe return an event."""
         s, c = self._s, self.config

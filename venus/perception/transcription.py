@@ -194,6 +194,7 @@ class RegionTranscription:
                  similarity: Callable[[str, tuple[str, ...]], float | None] | None = None) -> None:
         self.worker = AsrWorker(transcriber, similarity=similarity)
         self.latency_s = latency_s
+        self.latency_per_s = 0.0  # deterministic delay per second of audio (see the config)
         self.deterministic = deterministic
         self.max_pending = max(1, max_pending)
         self._jobs: list[AsrJob] = []  # submitted, not yet visible, in submission order
@@ -204,6 +205,18 @@ class RegionTranscription:
     @property
     def transcriber(self) -> Transcriber:
         return self.worker.transcriber
+
+    def pending_partial(self, region: int) -> bool:
+        """A partial of ``region`` is submitted and its words are not visible yet."""
+        return any(j.region == region and j.kind == "partial" for j in self._jobs)
+
+    def promote(self, job: AsrJob, speech_end: float) -> bool:
+        """Make a partial ``job`` not yet visible the final job of its region (its audio
+        holds all the region's speech); False when it is no longer pending."""
+        if job not in self._jobs or job.kind != "partial":
+            return False
+        job.kind, job.speech_end = "final", speech_end
+        return True
 
     def pending_final(self) -> bool:
         """A closed region's final words are not visible yet."""
@@ -220,8 +233,9 @@ class RegionTranscription:
             if self.worker.cancel(old) or self.deterministic:
                 self._jobs.remove(old)
         self._seq += 1
+        latency = self.latency_s + self.latency_per_s * len(audio) / SAMPLE_RATE
         job = AsrJob(self._seq, region, kind, np.array(audio, np.float32, copy=True), start,
-                     now, now + self.latency_s, speech_end, context)
+                     now, now + latency, speech_end, context)
         self._bound()
         self._jobs.append(job)
         self.worker.submit(job)

@@ -70,7 +70,9 @@ class PerceptionFrame:
     regions whose transcription became visible in this chunk (they will not change;
     ASR runs in the background, so they arrive after the offset, see
     `PerceptionConfig.deterministic`). ``transcribing`` is True while a closed region's
-    final words are still to come: the user's turn is not complete yet. ``cues``
+    final words are still to come: the user's turn is not complete yet; ``turn_open``
+    while the end-of-turn model judged the last offset unfinished and the user may go on
+    (`PerceptionConfig.turn_wait_s`). ``cues``
     describe the latest utterance (open or just ended). ``face_toward_camera`` is None
     without video.
     """
@@ -84,6 +86,7 @@ class PerceptionFrame:
     partial_words: tuple[Word, ...] = ()
     final_words: tuple[Word, ...] = ()
     transcribing: bool = False
+    turn_open: bool = False
     prosody: Prosody = Prosody()
     cues: AddresseeCues = AddresseeCues()
     faces: int | None = None

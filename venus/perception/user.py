@@ -40,6 +40,7 @@ from venus.perception.config import PerceptionConfig
 from venus.perception.face import FaceDetector
 from venus.perception.prosody import LoudnessCalibration, estimate_f0, rms_db, words_per_second
 from venus.perception.speech import WINDOW_SECONDS, AudioWindow, SpeechTracker
+from venus.perception.turn import EndOfTurnModel
 from venus.perception.transcription import (
     AsrJob,
     AsrWorker,
@@ -86,7 +87,8 @@ class UserPerception:
                  detector: SileroSpeechDetector | None = None,
                  transcriber: Transcriber | None = None, embedder: TextEmbedder | None = None,
                  face_detector: FaceDetector | None = None, faces: bool = True,
-                 probe: Transcriber | None = None) -> None:
+                 probe: Transcriber | None = None,
+                 end_of_turn: EndOfTurnModel | None = None) -> None:
         self.config = config or PerceptionConfig()
         if detector is None:
             from memory.models import SileroSpeechDetector
@@ -106,6 +108,7 @@ class UserPerception:
                                                self.config.calibration_horizon_s)
         self._audio = AudioWindow()
         self._probe = probe
+        self.end_of_turn = end_of_turn  # None: every offset ends the turn
         self._probes: AsrWorker | None = None  # started on the first probe
         self.probed: deque[AsrJob] = deque(maxlen=10_000)  # finished probes (benchmarks)
         self.probe_waited_s = 0.0  # wall seconds blocked on due probes (deterministic)
@@ -127,6 +130,10 @@ class UserPerception:
         self._region_starts: dict[int, float] = {}  # regions with words still to come
         self._shown: tuple[int, tuple[Word, ...]] = (0, ())  # newest visible partial
         self._partial_at: float | None = None  # media time of the last partial request
+        # the open region's words transcribed early, in the silence before its offset:
+        # (region, when that silence began, the job)
+        self._early: tuple[int, float, AsrJob] | None = None
+        self._turn_open_until: float | None = None  # an unfinished turn waits until then
 
     def close(self) -> None:
         """Stop the ASR workers (joins them after their current job); `feed` no longer works."""
@@ -211,7 +218,9 @@ class UserPerception:
         probs = self._vad.feed(audio)
         self._asr.latency_s, self._asr.deterministic = (self.config.asr_latency_s,
                                                         self.config.deterministic)
+        self._asr.latency_per_s = self.config.asr_latency_per_s
         boundaries, speech = self._track(probs, base)
+        self._transcribe_early()
         if self.config.partials:
             self.request_partial()
         finals = self._visible(chunk.end)
@@ -219,13 +228,14 @@ class UserPerception:
         faces = self._count_faces(chunk)
         cues = self._cues()
         transcribing = self._asr.pending_final()
+        turn_open = self._turn_open(chunk.end)
         if not self._tracker.speaking and not transcribing:  # the utterance is over
             self._utterance = _Utterance()
         return PerceptionFrame(
             chunk_index=chunk.index, start=chunk.start, end=chunk.end,
             speech_probability=max(probs, default=0.0), speaking=self._tracker.speaking,
             boundaries=tuple(boundaries), partial_words=self._shown[1],
-            final_words=tuple(finals), transcribing=transcribing,
+            final_words=tuple(finals), transcribing=transcribing, turn_open=turn_open,
             prosody=self._prosody(speech), cues=cues,
             faces=faces, face_toward_camera=None if faces is None else faces > 0)
 
@@ -266,22 +276,61 @@ class UserPerception:
 
     def _finish(self, start: float, end: float, closed: bool = True) -> None:
         pad = self.config.asr_pad_s
-        a_start, audio = self._audio.slice(start - pad, end + (pad if closed else 0.0))
-        # Submitted at the chunk's end: that is when the audio exists in a live system.
-        self._asr.submit(self._region_id, "final", audio, a_start, self._audio.end, end,
-                         self._topic.context)
+        early, self._early = self._early, None
+        if closed:
+            self._judge_turn(start, end)
+        if not (closed and early is not None and early[:2] == (self._region_id, end)
+                and self._asr.promote(early[2], end)):
+            a_start, audio = self._audio.slice(start - pad, end + (pad if closed else 0.0))
+            # Submitted at the hop's end: that is when the audio exists in a live system.
+            self._asr.submit(self._region_id, "final", audio, a_start, self._audio.end, end,
+                             self._topic.context)
         if self._region_n:
             level = float(10.0 * np.log10(max(self._region_sq / self._region_n, 1e-10)))
             self.calibration.update(level, self._region_n / SAMPLE_RATE)
         self._region_sq, self._region_n = 0.0, 0
 
+    def _transcribe_early(self) -> None:
+        """The user has gone quiet (``early_final_after_s``) but the VAD has not confirmed
+        the offset yet: transcribe the region so far, which then holds all its speech; if
+        the offset follows with no speech since, these are its final words (`_finish`)."""
+        after, since = self.config.early_final_after_s, self._tracker.silent_since
+        if after is None or since is None or self._audio.end - since < after - 1e-9:
+            return
+        if self._early is not None and self._early[:2] == (self._region_id, since):
+            return
+        a_start, audio = self._audio.slice(self._region_start - self.config.asr_pad_s,
+                                           self._audio.end)
+        job = self._asr.submit(self._region_id, "partial", audio, a_start, self._audio.end,
+                               since, self._topic.context)
+        self._early = (self._region_id, since, job)
+
+    def _judge_turn(self, start: float, end: float) -> None:
+        """At an offset, ask the end-of-turn model whether the user finished: if not, the
+        turn stays open ``turn_wait_s`` for them to go on (`PerceptionFrame.turn_open`)."""
+        self._turn_open_until = None
+        if self.end_of_turn is None:
+            return
+        _, audio = self._audio.slice(start - 0.5, self._audio.end)
+        if not self.end_of_turn.predict(audio).complete:
+            self._turn_open_until = end + self.config.turn_wait_s
+
+    def _turn_open(self, now: float) -> bool:
+        """An offset the end-of-turn model judged unfinished, still within its wait, and
+        the user silent since (speech opens the next region, judged at its own offset)."""
+        until = self._turn_open_until
+        if until is not None and now >= until - 1e-9:
+            self._turn_open_until = until = None
+        return until is not None and not self._tracker.speaking
+
     def request_partial(self) -> None:
-        """Submit the open region's audio so far for partial words (at most once per
-        chunk; they become visible like any result). No-op while the user is silent or
+        """Submit the open region's audio so far for partial words (once the region's
+        previous partial is visible; they become visible like any result). No-op while the user is silent or
         the region is younger than ``min_partial_s``."""
         if (not self._tracker.speaking or self._partial_at == self._audio.end
-                or self._audio.end - self._region_start < self.config.min_partial_s):
-            return
+                or self._audio.end - self._region_start < self.config.min_partial_s
+                or self._asr.pending_partial(self._region_id)):
+            return  # one partial at a time: a newer one would only supersede it unseen
         self._partial_at = self._audio.end
         a_start, audio = self._audio.slice(self._region_start - self.config.asr_pad_s,
                                            self._audio.end)

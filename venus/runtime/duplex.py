@@ -49,6 +49,7 @@ __all__ = ["DuplexIO", "DuplexOptions", "GatePolicy", "OverlapGate"]
 _STOPPING = (FloorAction.YIELD_FLOOR, FloorAction.STOP_OUTPUT, FloorAction.REVISE_RESPONSE)
 _QUIET_WINDOW_S = 0.3  # of speech after an onset, to judge its level against the user
 _LOUD_SLICE_S, _LOUD_STEP_S = 0.1, 0.05  # the acoustic cue: a slice of speech at the user's level
+_HISTORY_S = 2.0  # cleaned input kept for the acoustic cue (two one-second chunks, as before)
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,9 @@ class OverlapGate:
     def __init__(self, output: OutputControl, policy: GatePolicy | None = None) -> None:
         self.output = output
         self.policy = policy or GatePolicy()
+        # The end of the hop being heard: an action the gate takes on it plays from then
+        # on, never earlier (the loudspeaker has already played up to there).
+        self.now = 0.0
         self.episode: Overlap | None = None
         self.probes: list[AsrJob] = []  # the word probes of the open episode, in order
         self.read = 0  # how many of them have been acted on
@@ -138,7 +142,7 @@ class OverlapGate:
         if self.episode is None:
             self.episode = Overlap(at, quiet)
             self.probes, self.read, self.hold_checked, self.harmless = [], 0, False, False
-            self.output.duck(at + self.policy.duck_after_s)
+            self.output.duck(self._not_before(at + self.policy.duck_after_s))
         elif self.episode.ended_at is not None:
             self.episode = replace(self.episode, ended_at=None)
         return self.episode
@@ -159,15 +163,16 @@ class OverlapGate:
             return
         held = ep.held_until is not None and at < ep.held_until
         self.harmless = self.harmless or harmless
+        act = self._not_before(at)
         if named_other or ep.named_other:
             if ep.stopped or held:
-                self.output.resume(at)
+                self.output.resume(act)
             self.episode = replace(ep, words=words, stopped=False, named_other=True,
                                    held_until=None)
             return
         if harmless and held and not ep.stopped:
             self.output.cancel_scheduled("resume")
-            self.output.resume(at)
+            self.output.resume(act)
             self.episode = replace(ep, words=words, held_until=None)
             return
         self.episode = replace(ep, words=words, stopped=ep.stopped or stop,
@@ -176,7 +181,7 @@ class OverlapGate:
             if held:  # the hold is the stop: it no longer plays on by itself
                 self.output.cancel_scheduled("resume")
             else:
-                self.output.pause(at)
+                self.output.pause(act)
 
     def hold(self, at: float) -> None:
         """The acoustic cue (see `GatePolicy`): pause at ``at``, playing on by itself
@@ -185,13 +190,18 @@ class OverlapGate:
         self.hold_checked = True
         if ep is None or ep.stopped or ep.named_other or self.harmless:
             return
+        at = self._not_before(at)
         until = at + self.policy.max_hold_s
         self.output.pause(at)
         self.output.resume(until)
         self.episode = replace(ep, held_until=until)
 
+    def _not_before(self, at: float) -> float:
+        return max(at, self.now)
+
     def release(self, at: float) -> None:
         """The overlap was harmless: full gain and playback again from ``at``."""
+        at = self._not_before(at)
         self.output.cancel_scheduled("pause")
         self.output.cancel_scheduled("duck")
         self.output.resume(at)
@@ -222,8 +232,11 @@ class DuplexIO:
         self._offset_delay_s = perception.config.offset_silence_s if perception else 0.0
         self._partials_in_overlap = (perception is not None and perception.config.partials
                                      and self.options.partials == "overlap")
-        self._heard_audio = np.zeros(0, np.float32)  # the last chunk, echo removed
-        self._recent: tuple[np.ndarray, np.ndarray, float] | None = None
+        # the cleaned input of the last `_HISTORY_S` (the acoustic cue looks back into it)
+        self._recent: tuple[np.ndarray, float] = (np.zeros(0, np.float32), 0.0)
+        # the user holds the floor: speaking, or their turn's words or end still to come
+        # (a background result waits for the reply to their turn, not only for silence)
+        self.user_turn = False
         if self._partials_in_overlap:
             # Requested here, after the gate, instead of on every chunk (see DuplexOptions).
             perception.config = replace(perception.config, partials=False)
@@ -232,8 +245,9 @@ class DuplexIO:
     def hear(self, chunk: VideoChunk) -> DuplexFrame:
         """Clean, perceive and gate one chunk, and play the output up to its end."""
         heard, reference = self._cancel_echo(chunk)
-        self._recent = (self._heard_audio, as_audio(heard.audio), heard.start)
-        self._heard_audio = self._recent[1]
+        self._remember(as_audio(heard.audio), heard.start)
+        if self.gate is not None:
+            self.gate.now = chunk.end
         frame = self.perception.feed(heard) if self.perception is not None else None
         if frame is not None and self.gate is not None:
             self._gate(frame, heard.audio, reference, chunk.start)
@@ -248,6 +262,8 @@ class DuplexIO:
                 # overlap (the frontend judges it whole once its words are in).
                 closed = self.gate.episode
                 self.gate.release(chunk.end)
+        self.user_turn = frame is not None and (frame.speaking or frame.transcribing
+                                                or frame.turn_open)
         return DuplexFrame(heard, frame, self.gate.episode if self.gate else None,
                            self.output.busy, control.heard_so_far() if control else None,
                            closed)
@@ -279,7 +295,7 @@ class DuplexIO:
             self.echo.reset()
         if self.gate is not None:
             self.gate.clear()
-        self._heard_audio, self._recent = np.zeros(0, np.float32), None
+        self._recent = (np.zeros(0, np.float32), 0.0)
 
     def close(self) -> None:
         """Stop perception's ASR worker (joins it after its current job)."""
@@ -372,12 +388,20 @@ class DuplexIO:
         return any(self._loud(end - _LOUD_SLICE_S - i * _LOUD_STEP_S, end - i * _LOUD_STEP_S)
                    for i in range(steps + 1))
 
+    def _remember(self, audio: np.ndarray, start: float) -> None:
+        kept, origin = self._recent
+        if len(kept) and abs(origin + len(kept) / SAMPLE_RATE - start) > 0.5 / SAMPLE_RATE:
+            kept = kept[:0]  # a gap: what came before no longer lines up
+        if not len(kept):
+            origin = start
+        kept = np.concatenate([kept, audio])
+        drop = max(0, len(kept) - int(_HISTORY_S * SAMPLE_RATE))
+        self._recent = (kept[drop:], origin + drop / SAMPLE_RATE)
+
     def _loud(self, start: float, end: float) -> bool:
-        """Whether the cleaned input over [start, end) (inside the last two chunks) is
+        """Whether the cleaned input over [start, end) (inside the last `_HISTORY_S`) is
         speech at the user's level: not quiet by the gate's rule, above -50 dBFS."""
-        prev, cur, t0 = self._recent
-        audio = np.concatenate([prev, cur])
-        origin = t0 - len(prev) / SAMPLE_RATE
+        audio, origin = self._recent
         a, b = (max(0, round((t - origin) * SAMPLE_RATE)) for t in (start, end))
         segment = audio[a:b]
         if len(segment) < SAMPLE_RATE // 40:

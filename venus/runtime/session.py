@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import AsyncIterable, Iterable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from os import PathLike
 from typing import Any
@@ -36,6 +37,7 @@ from venus.errors import ConfigError
 from venus.events import (
     EVENT_TYPES,
     ChunkReceived,
+    ControlToken,
     ControlTokenEmitted,
     DeliveryPolicy,
     ErrorCategory,
@@ -50,9 +52,10 @@ from venus.events import (
     SpeechQueued,
     SpeechStopped,
 )
-from venus.frontend.base import Decision, Frontend, ResultOffer
+from venus.frontend.base import Decision, DuplexFrame, Frontend, ResultOffer
 from venus.harness import Harness, MemoryView, SessionLink, Tick
 from venus.runtime.duplex import DuplexIO
+from venus.runtime.hops import ChunkTally, check_hop, merge_frames, split_hops
 from venus.runtime.view import build_view
 from venus.speech.base import PlaybackReport, PlaybackStatus, SpeechOutput, Utterance
 from venus.timeline import Timeline
@@ -72,12 +75,18 @@ class SessionOptions:
     audibly playing (a late verdict: nothing had paused it) and says something new, the
     new words begin this long after the cut, so a listener hears one turn end before the
     next begins (glued to the cut they sound like the same turn; FDB's timing merges gaps
-    up to 0.5 s into one). A reply after a pause the gate made is not delayed."""
+    up to 0.5 s into one). A reply after a pause the gate made is not delayed.
+    ``hop_s``: the runtime's hop (`venus.runtime.hops`): each chunk is heard (echo,
+    perception, the overlap gate) and played in hops of this length. A frontend decides
+    on every hop when its ``hop_s`` is no longer than that (the embedded policy), else once
+    per one-second chunk, on the chunk's hops merged into one frame (a model that decodes
+    per chunk, or a frontend that names no ``hop_s``)."""
 
     pace: bool = True
     drain_s: float = 60.0
     tick_s: float = 1.0
     turn_gap_s: float = 0.6
+    hop_s: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -130,7 +139,11 @@ class Session:
                          else Timeline(session_id, timeline))
         self.session_id = self.timeline.session_id
         self.options = options or SessionOptions()
+        self.hop_s = check_hop(self.options.hop_s)
+        self._per_hop = (getattr(frontend, "hop_s", None) or 1.0) <= self.hop_s + 1e-9
+        self._pending: list[DuplexFrame] = []  # hops heard since the last decision
         self.chunks = 0
+        self._tally = ChunkTally()
         self._origin = 0.0
         self._view_seq = 0
         self._utterances = 0
@@ -209,11 +222,14 @@ class Session:
                 self.timeline.record(ErrorRecorded("source", ErrorCategory.SOURCE, str(exc)))
                 return f"source failed: {exc}"
             if chunk is None:
+                self._close_tally()
                 return "source ended"
-            if self.options.pace:
-                first = chunk.start if first is None else first
-                await self.clock.sleep_until(self._origin + start + chunk.end - first)
-            await self._step(chunk)
+            first = chunk.start if first is None else first
+            hops = split_hops(chunk, self.hop_s)
+            for i, hop in enumerate(hops):
+                if self.options.pace:
+                    await self.clock.sleep_until(self._origin + start + hop.end - first)
+                await self._step(hop, last_of_split=len(hops) > 1 and i == len(hops) - 1)
 
     def _reader(self):
         """``(next_chunk, close)`` coroutine functions over the source, sync or async."""
@@ -237,48 +253,85 @@ class Session:
                 await self.clock.run_sync(iterator.close)
         return (lambda: self.clock.run_sync(next, iterator, None)), close
 
-    async def _step(self, chunk: VideoChunk) -> None:
-        self.chunks += 1
-        self._on_reports(self.speech.poll(self.now()))  # playback up to the chunk boundary
-        self.timeline.record(ChunkReceived(chunk.index, chunk.start, chunk.end, chunk.has_audio,
-                                           len(chunk.frames)))
+    async def _step(self, hop: VideoChunk, last_of_split: bool = False) -> None:
+        """One hop: hear it, decide, apply. The hop that completes a one-second chunk
+        records it (`ChunkReceived`) and the chunk's control token."""
+        self._on_reports(self.speech.poll(self.now()))  # playback up to the hop's start
+        tally = self._tally
+        tally.add(hop)
+        complete = tally.completes(hop, last_of_split)
+        if complete:
+            self._record_chunk()
+        elif not self._per_hop:  # a frontend that decides per chunk: hear the hop only
+            await self.clock.run_sync(self._hear, hop)
+            return
         tick = self._background_tick()
-        view = build_view(self.timeline, self.link, chunk_index=chunk.index,
+        view = build_view(self.timeline, self.link, chunk_index=hop.index,
                           since_seq=self._view_seq, speaking=self.speech.busy,
                           offers=tick.offers, context=tick.context)
         self._view_seq = self.timeline.next_seq
-        decision = await self.clock.run_sync(self._decide, chunk, view)
+        decision = await self.clock.run_sync(self._decide, hop, view)
         self.link.acknowledge_context()
-        self._apply(decision, chunk.index)
+        tally.tokens.append(decision.token)
+        self._apply(decision, hop.index, chunk_token(tally.tokens) if complete else None)
         self._honour_stops(self.link.take_stop())
-        self._deliver(tick.offers, user_speaking=decision.user_speaking)
+        self._deliver(tick.offers, user_speaking=decision.user_speaking or self.duplex.user_turn)
         self.link.check()
 
-    def _decide(self, chunk: VideoChunk, view) -> Decision:
-        """Hear the chunk through the duplex I/O, let the frontend decide, settle the gate."""
+    def _record_chunk(self) -> None:
+        tally = self._tally
+        self.chunks += 1
+        tally.recorded = True
+        self.timeline.record(ChunkReceived(tally.index, tally.start, tally.end,
+                                           tally.has_audio, tally.frames))
+
+    def _close_tally(self) -> None:
+        """The source ended inside a chunk (a file's last part-second): record it."""
+        tally = self._tally
+        if tally.index is not None and not tally.recorded:
+            self._record_chunk()
+            if tally.tokens:
+                self.timeline.record(ControlTokenEmitted(chunk_token(tally.tokens), tally.index))
+
+    def _hear(self, hop: VideoChunk) -> None:
+        """Hear a hop the frontend does not decide on (yet): its frame waits for the chunk."""
+        with self._timed():
+            self._pending.append(self.duplex.hear(hop))
+
+    def _decide(self, hop: VideoChunk, view) -> Decision:
+        """Hear the hop through the duplex I/O, let the frontend decide (on this hop, or on
+        the whole chunk the hop completes), settle the gate."""
+        with self._timed():
+            frames, self._pending = [*self._pending, self.duplex.hear(hop)], []
+            decision = self.frontend.decide(merge_frames(frames), view)
+            self.duplex.settle(decision, hop.end)
+            return decision
+
+    @contextmanager
+    def _timed(self):
+        """Time a step's hearing and deciding; in deterministic mode the time spent blocked
+        on due words (ASR and word probe) is kept apart, since a live step never waits."""
         perception = self.duplex.perception
 
-        def waited() -> float:  # deterministic waits for due words (ASR and word probe)
+        def waited() -> float:
             return perception.asr.waited_s + perception.probe_waited_s if perception else 0.0
 
         began, before = perf_seconds(), waited()
         try:
-            frame = self.duplex.hear(chunk)
-            decision = self.frontend.decide(frame, view)
-            self.duplex.settle(decision, chunk.end)
-            return decision
+            yield
         finally:
             wait = waited() - before
             self.asr_wait_seconds.append(wait)
             self.step_seconds.append(perf_seconds() - began - wait)
 
-    def _apply(self, decision: Decision, index: int) -> None:
+    def _apply(self, decision: Decision, index: int, token: ControlToken | None) -> None:
         for event in decision.perceived:
             if type(event).__name__ not in EVENT_TYPES:
                 raise TypeError(f"{self.frontend!r} perceived {event!r}, which is not a "
                                 f"venus.events event")
             self.timeline.record(event)
-        self.timeline.record(ControlTokenEmitted(decision.token, index))
+        if token is not None:  # one token per one-second chunk, the paper's cadence
+            self.timeline.record(ControlTokenEmitted(token, index))
         delay = 0.0
         if decision.floor is not None:
             self.timeline.record(FloorActionTaken(decision.floor, index))
@@ -368,3 +421,12 @@ class Session:
         path = str(self.timeline.path) if self.timeline.path else None
         return SessionSummary(self.session_id, self.chunks, reason, delivered=delivered,
                               cancelled=cancelled, timeline_path=path)
+
+
+def chunk_token(tokens: list[ControlToken]) -> ControlToken:
+    """The control token of a one-second chunk from its hops' tokens: the last hop's,
+    except that a turn that ended in the chunk (and no speech after) stays ``turn_eos``."""
+    last = tokens[-1]
+    if last is ControlToken.LISTEN and ControlToken.TURN_EOS in tokens:
+        return ControlToken.TURN_EOS
+    return last

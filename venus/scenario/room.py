@@ -1,4 +1,4 @@
-"""The simulated room: the microphone signal of a scripted conversation, chunk by chunk.
+"""The simulated room: the microphone signal of a scripted conversation, hop by hop.
 
 Behaviour layer of `venus.scenario`, above `schema`. `SimulatedRoom` is a source of
 one-second `VideoChunk`s for a `venus.runtime.Session`: frames from the scenario's video
@@ -46,12 +46,15 @@ class SimulatedRoom:
     for ``after_assistant`` turns); ``video`` an iterable of `VideoChunk` (e.g.
     ``memory.video.open_video``), ending the scenario with the video unless turns remain;
     ``on_video(chunk)`` sees each video chunk as it is watched (to grow a memory live);
-    ``tts`` any `SpeechSynthesizer`.
+    ``tts`` any `SpeechSynthesizer`. ``hop_s``: the microphone is handed out in hops of this
+    length (the session's hop, `venus.runtime.SessionOptions`), each mixed when the session
+    asks for it, so the echo in it is what the assistant really played up to then.
     """
 
     def __init__(self, scenario: Scenario, tts: SpeechSynthesizer, *, output=None,
-                 video=None, on_video=None) -> None:
+                 video=None, on_video=None, hop_s: float = 0.1) -> None:
         self.scenario = scenario
+        self.hop_s = hop_s
         self.output = output
         self.video = video
         self.on_video = on_video  # called with each video chunk as it is watched (live memory)
@@ -73,6 +76,8 @@ class SimulatedRoom:
     def __iter__(self) -> Iterator[VideoChunk]:
         video = iter(self.video) if self.video is not None else None
         index = 0
+        n = max(1, round(1.0 / self.hop_s))
+        step = SAMPLE_RATE // n
         while True:
             start, end = float(index), float(index + 1)
             v = next(video, None) if video is not None else None
@@ -81,9 +86,19 @@ class SimulatedRoom:
             if v is not None and self.on_video is not None:
                 self.on_video(v)
             self._place(start)
-            audio = self._chunk_audio(index, v)
+            extra = self._extra(index, v)
             frames = v.frames if v is not None else ()
-            yield VideoChunk(index, start, end, frames, audio, True)
+            for h in range(n):
+                if h:
+                    self._place(start + h / n)
+                a, b = h * step, SAMPLE_RATE if h == n - 1 else (h + 1) * step
+                lo, hi = index * SAMPLE_RATE + a, index * SAMPLE_RATE + b
+                hop = self._mic[lo:hi] + extra[a:b] + self._echo(lo, hi)
+                self._mic[lo:hi] = hop  # what the microphone really picked up (input.wav)
+                self._written = hi
+                yield VideoChunk(index, start + a / SAMPLE_RATE,
+                                 end if h == n - 1 else start + b / SAMPLE_RATE,
+                                 frames if h == 0 else (), hop, True)
             index += 1
 
     def _done(self, t: float) -> bool:
@@ -127,23 +142,28 @@ class SimulatedRoom:
         self.placed[i] = placed
         return placed
 
-    def _chunk_audio(self, index: int, video: VideoChunk | None) -> np.ndarray:
-        a, b = index * SAMPLE_RATE, (index + 1) * SAMPLE_RATE
-        self._grow(b)
-        audio = self._mic[a:b].copy()
+    def _extra(self, index: int, video: VideoChunk | None) -> np.ndarray:
+        """What the microphone picks up over second ``index`` besides the turns and the
+        echo: the video's own audio and the room's noise."""
+        self._grow((index + 1) * SAMPLE_RATE)
+        audio = np.zeros(SAMPLE_RATE, np.float32)
         s = self.scenario
         if video is not None and s.video_audio_db is not None and video.audio is not None:
             extra = np.asarray(video.audio, np.float32)[:SAMPLE_RATE]
             audio[:len(extra)] += extra * 10 ** (s.video_audio_db / 20)
         if s.noise_db is not None:
             audio += (self._rng.standard_normal(SAMPLE_RATE) * 10 ** (s.noise_db / 20)).astype(np.float32)
-        if s.echo is not None:
-            delay = s.echo.delay_ms / 1000.0
-            echo = self.output.preview(index - delay, index + 1 - delay)
-            audio += echo * 10 ** (s.echo.gain_db / 20)
-        self._mic[a:b] = audio  # what the microphone really picked up, for input.wav
-        self._written = b
         return audio
+
+    def _echo(self, a: int, b: int) -> np.ndarray:
+        """The echo of the assistant's playback in samples ``[a, b)`` of the microphone,
+        as the output plays it when the session hears them."""
+        s = self.scenario
+        if s.echo is None:
+            return np.zeros(b - a, np.float32)
+        delay = s.echo.delay_ms / 1000.0
+        echo = self.output.preview(a / SAMPLE_RATE - delay, b / SAMPLE_RATE - delay)
+        return (echo * 10 ** (s.echo.gain_db / 20)).astype(np.float32)
 
     def _grow(self, n: int) -> None:
         if n > len(self._mic):

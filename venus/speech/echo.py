@@ -33,11 +33,14 @@ _WINDOW = 512  # 32 ms, the VAD's window
 
 @dataclass(frozen=True)
 class EchoOptions:
-    """``max_delay_s``: longest echo path searched; ``suppress_db``: a window whose
+    """``max_delay_s``: longest echo path searched; ``context_s``: the input the path is
+    learnt over and windows are judged in (the runtime hears hops of a tenth of a second:
+    the hop and what came just before it); ``suppress_db``: a window whose
     residual is this far below its echo is silenced; ``min_reference_db``: a reference
     quieter than this (dBFS) is treated as silence (nothing to cancel)."""
 
     max_delay_s: float = 0.12
+    context_s: float = 1.0
     suppress_db: float = -20.0
     min_reference_db: float = -60.0
     max_gain: float = 4.0
@@ -58,10 +61,13 @@ class EchoCanceller:
         self.options = options or EchoOptions()
         self.last = EchoEstimate(0.0, 0.0, float("-inf"))
         self.path: tuple[int, float] | None = None  # learnt (delay samples, gain)
+        self._mic = np.zeros(0, np.float32)  # the input just before the next call
+        self._ref = np.zeros(0, np.float64)  # its reference, with history in front
 
     def reset(self) -> None:
         self.path = None
         self.last = EchoEstimate(0.0, 0.0, float("-inf"))
+        self._mic, self._ref = np.zeros(0, np.float32), np.zeros(0, np.float64)
 
     @property
     def history_samples(self) -> int:
@@ -78,18 +84,36 @@ class EchoCanceller:
             raise ValueError(f"the reference must hold {n + d_max} samples "
                              f"(the chunk plus {d_max} of history), got {len(reference)}")
         ref = np.asarray(reference, np.float64)
+        mic_ctx, ref_ctx = self._context(mic, ref, d_max)
         if _db(ref) < self.options.min_reference_db or n == 0:
             self.last = EchoEstimate(0.0, 0.0, float("-inf"))
             return mic
-        self._learn(mic, ref, n, d_max)
+        self._learn(mic_ctx, ref_ctx, len(mic_ctx), d_max)
         if self.path is None:  # no echo has ever been seen: nothing to remove
             self.last = EchoEstimate(0.0, 0.0, float("-inf"))
             return mic
         delay, gain = self.path
-        echo = gain * ref[d_max - delay: d_max - delay + n]
-        residual = (mic - echo).astype(np.float32)
-        self.last = EchoEstimate(delay / SAMPLE_RATE, gain, _db(echo))
-        return self._suppress(residual, echo)
+        m = len(mic_ctx)
+        echo = gain * ref_ctx[d_max - delay: d_max - delay + m]
+        residual = (mic_ctx - echo).astype(np.float32)
+        self.last = EchoEstimate(delay / SAMPLE_RATE, gain, _db(echo[m - n:]))
+        return self._suppress(residual, echo, n)
+
+    def _context(self, mic: np.ndarray, ref: np.ndarray, d_max: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """This call's input after the input of the calls just before it (up to
+        ``context_s``), with the reference over the same span plus its history. Calls
+        are taken as contiguous, as the runtime makes them (`reset` after a jump)."""
+        keep = round(self.options.context_s * SAMPLE_RATE)
+        if len(self._mic) and len(self._ref) == len(self._mic) + d_max:
+            mic_ctx = np.concatenate([self._mic, mic])
+            ref_ctx = np.concatenate([self._ref, ref[d_max:]])
+        else:
+            mic_ctx, ref_ctx = mic, ref
+        drop = max(0, len(mic_ctx) - keep)
+        mic_ctx, ref_ctx = mic_ctx[drop:], ref_ctx[drop:]
+        self._mic, self._ref = mic_ctx, ref_ctx
+        return mic_ctx, ref_ctx
 
     def _learn(self, mic: np.ndarray, ref: np.ndarray, n: int, d_max: int) -> None:
         delay = self._delay(mic, ref, n, d_max)
@@ -112,16 +136,21 @@ class EchoCanceller:
         lags = corr[0:d_max + 1][::-1]  # index d -> lag d_max - d
         return int(np.argmax(lags))
 
-    def _suppress(self, residual: np.ndarray, echo: np.ndarray) -> np.ndarray:
+    def _suppress(self, residual: np.ndarray, echo: np.ndarray, n: int) -> np.ndarray:
+        """The last ``n`` samples of ``residual``, with every 32 ms window whose residual
+        is far below its echo silenced; windows are counted back from the end and judged
+        whole, reaching into the context before the call where they start before it."""
         factor = 10 ** (self.options.suppress_db / 20)
         out = residual.copy()
-        for start in range(0, len(out), _WINDOW):
-            e = echo[start:start + _WINDOW]
-            r = out[start:start + _WINDOW]
+        end, first = len(out), len(out) - n
+        while end > first:
+            start = max(0, end - _WINDOW)
+            e, r = echo[start:end], residual[start:end]
             e_rms = float(np.sqrt(np.mean(np.square(e)))) if len(e) else 0.0
             if e_rms > 0 and float(np.sqrt(np.mean(np.square(r)))) < e_rms * factor:
-                out[start:start + _WINDOW] = 0.0
-        return out
+                out[max(start, first):end] = 0.0
+            end = start
+        return out[first:]
 
 
 def _db(audio: np.ndarray) -> float:
