@@ -11,9 +11,12 @@ lower one declares and the upper one implements.
 from __future__ import annotations
 
 import ast
+import inspect
 from pathlib import Path
 
 import memory
+from memory.store.answering import AnswerSource
+from memory.store.reader import MemoryReader
 
 ROOT = Path(memory.__file__).parent
 SOURCES = sorted(ROOT.rglob("*.py"))
@@ -131,3 +134,18 @@ def test_no_import_loop_inside_memory():
     loops = [" -> ".join(loop) for loop in cycles(import_graph())]
     assert loops == [], "import loops inside memory (move the shared part below both): " + \
         "; ".join(loops)
+
+
+def test_the_reader_implements_the_answer_source_port():
+    """The port that broke ``store.answering <-> store.reader``: each member it declares is
+    the reader's, with the same parameters."""
+    methods = {n for n, v in vars(AnswerSource).items()
+               if callable(v) and not n.startswith("__")}
+    assert methods, "AnswerSource declares no methods"
+    for name in sorted(methods):
+        declared = inspect.signature(getattr(AnswerSource, name))
+        actual = inspect.signature(getattr(MemoryReader, name))
+        assert list(declared.parameters) == list(actual.parameters), name
+    assert isinstance(vars(MemoryReader)["duration"], property)
+    reader_fields = inspect.signature(MemoryReader.__init__).parameters
+    assert {"options", "db", "models"} <= set(reader_fields)
