@@ -20,6 +20,7 @@ import pytest
 from test_bench_qa import _truth
 
 from memory.benchmarks.qa import SPLITS, qa_script, questions
+from memory.benchmarks.qa_splits import _Splits
 
 DIGESTS = {
     "dev": {
@@ -93,3 +94,11 @@ def test_one_changed_key_changes_the_digest():
         qa, spoken=spoken)})
     before, after = fingerprint(split), fingerprint(changed)
     assert [p for p in before if before[p] != after[p]] == ["qa", "questions"]
+
+
+def test_running_one_split_reads_no_other_split_file():
+    """The held-out file is opened only when held-out itself is asked for."""
+    splits = _Splits()
+    assert "held-out" in splits and "dev" in splits
+    assert splits["dev"].seed == 4242
+    assert list(splits._loaded) == ["dev"]

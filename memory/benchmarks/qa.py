@@ -15,19 +15,18 @@ off_topic   about nothing in the lecture                                        
 future      a spoken or slide fact of a later topic                             before it
 ==========  ==================================================================  =========
 
-Splits: ``tuning`` (the sample lecture's topics, seed 0, eSpeak ``en-us``), ``dev``
-(a third topic set, `memory.benchmarks.qa_dev`, seed 4242, Flite's ``slt`` voice: a
+Splits (`SPLITS`, one data file each, read by `memory.benchmarks.qa_splits`; every file
+says what its split is and how it was written): ``tuning`` (the sample lecture's topics,
+seed 0, eSpeak ``en-us``), ``dev`` (a third topic set, seed 4242, Flite's ``slt`` voice: a
 split to diagnose on that nothing was written against), ``dev2`` (history, arts,
-economics and technology, `memory.benchmarks.qa_dev2`, seed 5150, Piper's voice, which
-Whisper hears well enough that its misses are mostly choices), ``dev3`` (everyday
-subjects, `memory.benchmarks.qa_dev3`, seed 6161, Piper's voice, written blind after
-dev2's rules), ``dev4`` (held-out's fields on other subjects, `memory.benchmarks.qa_dev4`,
-seed 7373, Piper's voice, written blind after dev3's rules, questions worded as a
-person asks them), ``dev5`` (the same fields, other subjects, `memory.benchmarks.qa_dev5`,
-seed 8484, Piper's voice, written blind after dev4's rules, more "how" and "why") and ``held-out`` (other subjects, seed 2027, Piper's neural
-``en_US-joe-medium`` voice). No two splits share a
-topic or a seed. Thresholds are chosen on the tuning and dev splits only (`calibrate`),
-never on held-out.
+economics and technology, seed 5150, Piper's voice, which Whisper hears well enough that
+its misses are mostly choices), ``dev3`` (everyday subjects, seed 6161, Piper's voice,
+written blind after dev2's rules), ``dev4`` (held-out's fields on other subjects, seed
+7373, Piper's voice, written blind after dev3's rules, questions worded as a person asks
+them), ``dev5`` (the same fields, other subjects, seed 8484, Piper's voice, written blind
+after dev4's rules, more "how" and "why") and ``held-out`` (other subjects, seed 2027,
+Piper's neural ``en_US-joe-medium`` voice). No two splits share a topic or a seed.
+Thresholds are chosen on the tuning and dev splits only (`calibrate`), never on held-out.
 
 Why a fact key was missed is reported too: ``heard`` is whether any sentence or line the
 memory holds contains an accepted phrase at all (if none does, Whisper misheard it and
@@ -50,23 +49,10 @@ from pathlib import Path
 from typing import Any
 
 from memory.answer import NOT_SEEN
-from memory.benchmarks.qa_data import (
-    HELD_OUT_OFF_TOPIC,
-    HELD_OUT_QA,
-    HELD_OUT_TOPICS,
-    TUNING_OFF_TOPIC,
-    TUNING_QA,
-    TopicQA,
-)
-from memory.benchmarks.qa_dev import DEV_OFF_TOPIC, DEV_QA, DEV_TOPICS
-from memory.benchmarks.qa_dev2 import DEV2_OFF_TOPIC, DEV2_QA, DEV2_TOPICS
-from memory.benchmarks.qa_dev3 import DEV3_OFF_TOPIC, DEV3_QA, DEV3_TOPICS
-from memory.benchmarks.qa_dev4 import DEV4_OFF_TOPIC, DEV4_QA, DEV4_TOPICS
-from memory.benchmarks.qa_dev5 import DEV5_OFF_TOPIC, DEV5_QA, DEV5_TOPICS
+from memory.benchmarks.qa_splits import SPLITS, Split
 from memory.evidence import format_time
 from memory.models.textnorm import normalize_words
 from memory.samples.lecture import LectureScript, Slide
-from memory.samples.topics import TOPICS
 
 __all__ = ["ANSWERABLE", "FACTS", "KINDS", "SPLITS", "QAQuestion", "QAResult", "Split", "ask_all",
            "build_lecture", "calibrate", "contains", "normalize", "qa_script", "questions",
@@ -76,30 +62,6 @@ KINDS = ("spoken", "slide", "content", "time_said", "time_slide", "off_topic", "
 ANSWERABLE = ("spoken", "slide", "content", "time_said", "time_slide")
 TIMED = ("time_said", "time_slide")
 FACTS = ("spoken", "slide", "content")
-
-
-@dataclass(frozen=True)
-class Split:
-    """A topic set, its questions, the seed of its slide order and its voice."""
-
-    name: str
-    topics: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]
-    qa: dict[str, TopicQA]
-    off_topic: tuple[str, ...]
-    seed: int
-    voice: str  # "<family>:<voice>", family espeak, piper or flite
-
-
-SPLITS = {
-    "tuning": Split("tuning", TOPICS, TUNING_QA, TUNING_OFF_TOPIC, 0, "espeak:en-us"),
-    "held-out": Split("held-out", HELD_OUT_TOPICS, HELD_OUT_QA, HELD_OUT_OFF_TOPIC, 2027,
-                      "piper:en_US-joe-medium"),
-    "dev": Split("dev", DEV_TOPICS, DEV_QA, DEV_OFF_TOPIC, 4242, "flite:slt"),
-    "dev2": Split("dev2", DEV2_TOPICS, DEV2_QA, DEV2_OFF_TOPIC, 5150, "piper:en_US-joe-medium"),
-    "dev3": Split("dev3", DEV3_TOPICS, DEV3_QA, DEV3_OFF_TOPIC, 6161, "piper:en_US-joe-medium"),
-    "dev4": Split("dev4", DEV4_TOPICS, DEV4_QA, DEV4_OFF_TOPIC, 7373, "piper:en_US-joe-medium"),
-    "dev5": Split("dev5", DEV5_TOPICS, DEV5_QA, DEV5_OFF_TOPIC, 8484, "piper:en_US-joe-medium"),
-}
 
 
 @dataclass(frozen=True)
@@ -144,13 +106,7 @@ def qa_script(split: Split) -> LectureScript:
         shown = split.qa[title].slide[0]
         slides.append(Slide(title, [*bullets, shown], list(narration),
                             min_seconds=rng.uniform(25.0, 45.0)))
-    title = {"tuning": "A Short Tour of the Natural Sciences",
-             "dev": "Things Worth Knowing",
-             "dev2": "People, Places and Machines",
-             "dev3": "Everyday Wonders",
-             "dev4": "Inventions, Trade and the Arts",
-             "dev5": "How Things Came to Be"}.get(split.name, "Ideas That Shaped the World")
-    return LectureScript(title, slides, split.seed)
+    return LectureScript(split.title, slides, split.seed)
 
 
 def synthesizer_for(voice: str):
