@@ -36,7 +36,12 @@ Scoring is what a reader of ``Answer.text`` sees, strictly: a key is right when 
 memory answered (``found``) and the text holds one of the accepted phrases, compared as
 words after `normalize` (lower case, numbers as words, British/American spellings
 folded); a time-anchored reply is anchored when its first citation holds the time it
-names; an abstention is ``found`` False. Timing lives in ``venus bench qa``.
+names; a fact's *moment* is right when the memory answered and its first citation
+overlaps where the fact is (the sentence saying a spoken fact, the slide of a slide or
+content fact), whether or not Whisper heard the words right: the reader who clicks the
+citation hears or sees it. ``key_accuracy_heard`` is key accuracy on the facts the memory
+holds in words (``heard``). An abstention is ``found`` False. Timing lives in
+``venus bench qa``.
 """
 
 from __future__ import annotations
@@ -92,6 +97,7 @@ class QAResult:
     ms: float = 0.0
     extras: dict[str, Any] = field(default_factory=dict)
     heard: bool | None = None    # some sentence or line in memory holds an accepted phrase
+    moment: bool | None = None   # the first citation holds the fact's span (fact kinds)
 
 
 # -- the lecture ------------------------------------------------------------------------
@@ -239,7 +245,18 @@ def score(q: QAQuestion, reply: Any, hits: Sequence[Any] | None, ms: float) -> Q
         recalled = any(m.start < hi and m.end > lo for m in hits)
     return QAResult(q, reply.asked_at, bool(reply.found), text,
                     float(reply.extras.get("score", 0.0)), held, anchored, recalled, ms,
-                    dict(reply.extras))
+                    dict(reply.extras), moment=_holds_moment(q, reply))
+
+
+def _holds_moment(q: QAQuestion, reply: Any) -> bool | None:
+    """Fact kinds: does the reply's first citation overlap where the fact is (the sentence
+    that says a spoken fact, the slide that shows a slide or content fact)? A reader who
+    clicks it hears or sees the fact, also when its words were misheard."""
+    if q.kind not in FACTS or q.span is None:
+        return None
+    first = reply.citations[0] if reply.citations else None
+    lo, hi = q.span
+    return bool(first is not None and first.start < hi and first.end > lo)
 
 
 def ask_all(memory: Any, qs: Sequence[QAQuestion], clock: Callable[[], float] | None = None,
@@ -275,9 +292,10 @@ def _decide(r: QAResult, threshold: float | None) -> bool:
 
 
 def summarize(results: Sequence[QAResult], threshold: float | None = None) -> dict[str, Any]:
-    """The BENCHMARKS.md keys (``key_accuracy`` per kind, ``abstention_accuracy``,
-    ``false_abstention``, ``time_anchor_accuracy``, ``answer_chars_p50``,
-    ``recall_at_5``), at the replies' own decisions or re-decided at ``threshold``."""
+    """The BENCHMARKS.md keys (``key_accuracy`` and ``moment_accuracy`` per kind,
+    ``abstention_accuracy``, ``false_abstention``, ``time_anchor_accuracy``,
+    ``answer_chars_p50``, ``recall_at_5``, ``key_accuracy_heard``), at the replies' own
+    decisions or re-decided at ``threshold``."""
     import numpy as np
 
     def found(r):
@@ -288,6 +306,7 @@ def summarize(results: Sequence[QAResult], threshold: float | None = None) -> di
         rs = [r for r in results if r.question.kind == kind]
         if rs:
             keys[kind] = sum(found(r) and r.contains for r in rs) / len(rs)
+    facts = {kind: [r for r in results if r.question.kind == kind] for kind in FACTS}
     abstain = [r for r in results if not r.question.answerable]
     answerable = [r for r in results if r.question.answerable]
     timed = [r for r in results if r.question.kind in TIMED]
@@ -312,6 +331,12 @@ def summarize(results: Sequence[QAResult], threshold: float | None = None) -> di
                            for kind in FACTS},
         "missed_heard": {kind: sum(bool(r.heard) for r in missed if r.question.kind == kind)
                          for kind in FACTS},
+        # the first citation holds the fact's moment (a click plays it), heard right or not
+        "moment_accuracy": {kind: _mean([found(r) and bool(r.moment) for r in rs])
+                            for kind, rs in facts.items() if rs},
+        # key accuracy on the facts the memory holds in words (misheard ones left out)
+        "key_accuracy_heard": {kind: _mean([found(r) and r.contains for r in rs if r.heard])
+                               for kind, rs in facts.items() if rs},
         "n": {kind: sum(r.question.kind == kind for r in results) for kind in KINDS},
     }
 
