@@ -14,8 +14,10 @@ from memory.benchmarks.qa import (
     normalize,
     qa_script,
     questions,
+    score,
     summarize,
 )
+from memory.evidence import Answer, Moment
 
 
 def test_a_reader_accepts_numbers_and_spellings_either_way():
@@ -137,3 +139,34 @@ def test_a_kept_memory_is_tied_to_the_ingest_code(tmp_path, monkeypatch):
     (root / "memory/answer.py").write_text("an answering change keeps the memory\n")
     (root / "memory/store/speech.py").write_text("x = 1\n")
     assert bench_qa.ingest_fingerprint() == copy
+
+
+def _reply(found, cited, text="At 0:41 it was said: the Calvin cycle fixes carbon dioxide."):
+    citations = tuple(Moment(a, b, 1.0, "") for a, b in cited)
+    return Answer("q?", text if found else NOT_SEEN, citations, 100.0,
+                  extras={"score": 1.0}, found=found)
+
+
+def test_a_fact_moment_is_right_when_the_first_citation_holds_it_heard_right_or_not():
+    q = QAQuestion("spoken", "What does the Calvin cycle fix?", None, ("carbon dioxide",),
+                   (40.0, 44.0))
+    right = score(q, _reply(True, [(30.0, 42.0), (90.0, 99.0)]), None, 1.0)
+    misheard = score(q, _reply(True, [(38.0, 50.0)], "At 0:41 it was said: carbon diarchy."),
+                     None, 1.0)
+    second = score(q, _reply(True, [(60.0, 70.0), (40.0, 44.0)]), None, 1.0)
+    abstained = score(q, _reply(False, [(40.0, 44.0)]), None, 1.0)
+    assert (right.moment, misheard.moment, second.moment) == (True, True, False)
+    assert misheard.contains is False and abstained.moment is True  # counted only if found
+    at = summarize([right, misheard, second, abstained])
+    assert at["moment_accuracy"] == {"spoken": 0.5}
+    assert score(QAQuestion("off_topic", "q?"), _reply(True, [(1, 2)]), None, 1).moment is None
+
+
+def test_key_accuracy_on_held_facts_leaves_the_misheard_ones_out():
+    results = [_result("slide", 1.0), _result("slide", 1.0, contains_=False),
+               _result("slide", 1.0, contains_=False)]
+    results[0].heard, results[1].heard, results[2].heard = True, True, False
+    at = summarize(results)
+    assert at["key_accuracy"]["slide"] == pytest.approx(1 / 3)
+    assert at["key_accuracy_heard"]["slide"] == 0.5
+    assert at["missed_heard"]["slide"] == 1 and at["missed_unheard"]["slide"] == 1

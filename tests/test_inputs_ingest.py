@@ -83,7 +83,7 @@ def _decoded_audio(path, seconds: float):
     (the raw resampler output) and as chunks carry it (downmixed and clipped)."""
     import av
 
-    from memory.video.file import AudioDecoder
+    from memory.video.streams import AudioDecoder
 
     decoder = AudioDecoder(0.0)
     with av.open(str(path)) as container:

@@ -108,3 +108,24 @@ def test_notebooks_are_copied_out_and_never_overwritten(tmp_path, capsys):
     assert main(["notebooks", str(tmp_path / "nb")]) == EXIT_BAD_INPUT
     assert "--force" in capsys.readouterr().err
     assert main(["notebooks", str(tmp_path / "nb"), "--force"]) == 0
+
+
+def test_every_data_file_inside_the_packages_is_declared_package_data():
+    """A data file a module reads (the answer benchmark's splits) ships in the wheel only
+    when pyproject's package-data names it."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(memory.__file__).parent.parent
+    declared = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]
+    missing = []
+    for package, globs in declared.items():
+        for path in (root / package).rglob("*"):
+            rel = path.relative_to(root / package).as_posix()
+            if path.is_file() and path.suffix not in (".py", ".pyc") and \
+                    "__pycache__" not in rel and \
+                    not any(fnmatch.fnmatch(rel, g) for g in globs):
+                missing.append(f"{package}/{rel}")
+    assert missing == [], "add these to [tool.setuptools.package-data]"

@@ -15,19 +15,18 @@ off_topic   about nothing in the lecture                                        
 future      a spoken or slide fact of a later topic                             before it
 ==========  ==================================================================  =========
 
-Splits: ``tuning`` (the sample lecture's topics, seed 0, eSpeak ``en-us``), ``dev``
-(a third topic set, `memory.benchmarks.qa_dev`, seed 4242, Flite's ``slt`` voice: a
+Splits (`SPLITS`, one data file each, read by `memory.benchmarks.qa_splits`; every file
+says what its split is and how it was written): ``tuning`` (the sample lecture's topics,
+seed 0, eSpeak ``en-us``), ``dev`` (a third topic set, seed 4242, Flite's ``slt`` voice: a
 split to diagnose on that nothing was written against), ``dev2`` (history, arts,
-economics and technology, `memory.benchmarks.qa_dev2`, seed 5150, Piper's voice, which
-Whisper hears well enough that its misses are mostly choices), ``dev3`` (everyday
-subjects, `memory.benchmarks.qa_dev3`, seed 6161, Piper's voice, written blind after
-dev2's rules), ``dev4`` (held-out's fields on other subjects, `memory.benchmarks.qa_dev4`,
-seed 7373, Piper's voice, written blind after dev3's rules, questions worded as a
-person asks them), ``dev5`` (the same fields, other subjects, `memory.benchmarks.qa_dev5`,
-seed 8484, Piper's voice, written blind after dev4's rules, more "how" and "why") and ``held-out`` (other subjects, seed 2027, Piper's neural
-``en_US-joe-medium`` voice). No two splits share a
-topic or a seed. Thresholds are chosen on the tuning and dev splits only (`calibrate`),
-never on held-out.
+economics and technology, seed 5150, Piper's voice, which Whisper hears well enough that
+its misses are mostly choices), ``dev3`` (everyday subjects, seed 6161, Piper's voice,
+written blind after dev2's rules), ``dev4`` (held-out's fields on other subjects, seed
+7373, Piper's voice, written blind after dev3's rules, questions worded as a person asks
+them), ``dev5`` (the same fields, other subjects, seed 8484, Piper's voice, written blind
+after dev4's rules, more "how" and "why") and ``held-out`` (other subjects, seed 2027,
+Piper's neural ``en_US-joe-medium`` voice). No two splits share a topic or a seed.
+Thresholds are chosen on the tuning and dev splits only (`calibrate`), never on held-out.
 
 Why a fact key was missed is reported too: ``heard`` is whether any sentence or line the
 memory holds contains an accepted phrase at all (if none does, Whisper misheard it and
@@ -37,7 +36,12 @@ Scoring is what a reader of ``Answer.text`` sees, strictly: a key is right when 
 memory answered (``found``) and the text holds one of the accepted phrases, compared as
 words after `normalize` (lower case, numbers as words, British/American spellings
 folded); a time-anchored reply is anchored when its first citation holds the time it
-names; an abstention is ``found`` False. Timing lives in ``venus bench qa``.
+names; a fact's *moment* is right when the memory answered and its first citation
+overlaps where the fact is (the sentence saying a spoken fact, the slide of a slide or
+content fact), whether or not Whisper heard the words right: the reader who clicks the
+citation hears or sees it. ``key_accuracy_heard`` is key accuracy on the facts the memory
+holds in words (``heard``). An abstention is ``found`` False. Timing lives in
+``venus bench qa``.
 """
 
 from __future__ import annotations
@@ -50,23 +54,10 @@ from pathlib import Path
 from typing import Any
 
 from memory.answer import NOT_SEEN
-from memory.benchmarks.qa_data import (
-    HELD_OUT_OFF_TOPIC,
-    HELD_OUT_QA,
-    HELD_OUT_TOPICS,
-    TUNING_OFF_TOPIC,
-    TUNING_QA,
-    TopicQA,
-)
-from memory.benchmarks.qa_dev import DEV_OFF_TOPIC, DEV_QA, DEV_TOPICS
-from memory.benchmarks.qa_dev2 import DEV2_OFF_TOPIC, DEV2_QA, DEV2_TOPICS
-from memory.benchmarks.qa_dev3 import DEV3_OFF_TOPIC, DEV3_QA, DEV3_TOPICS
-from memory.benchmarks.qa_dev4 import DEV4_OFF_TOPIC, DEV4_QA, DEV4_TOPICS
-from memory.benchmarks.qa_dev5 import DEV5_OFF_TOPIC, DEV5_QA, DEV5_TOPICS
+from memory.benchmarks.qa_splits import SPLITS, Split
 from memory.evidence import format_time
 from memory.models.textnorm import normalize_words
 from memory.samples.lecture import LectureScript, Slide
-from memory.samples.topics import TOPICS
 
 __all__ = ["ANSWERABLE", "FACTS", "KINDS", "SPLITS", "QAQuestion", "QAResult", "Split", "ask_all",
            "build_lecture", "calibrate", "contains", "normalize", "qa_script", "questions",
@@ -76,30 +67,6 @@ KINDS = ("spoken", "slide", "content", "time_said", "time_slide", "off_topic", "
 ANSWERABLE = ("spoken", "slide", "content", "time_said", "time_slide")
 TIMED = ("time_said", "time_slide")
 FACTS = ("spoken", "slide", "content")
-
-
-@dataclass(frozen=True)
-class Split:
-    """A topic set, its questions, the seed of its slide order and its voice."""
-
-    name: str
-    topics: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]
-    qa: dict[str, TopicQA]
-    off_topic: tuple[str, ...]
-    seed: int
-    voice: str  # "<family>:<voice>", family espeak, piper or flite
-
-
-SPLITS = {
-    "tuning": Split("tuning", TOPICS, TUNING_QA, TUNING_OFF_TOPIC, 0, "espeak:en-us"),
-    "held-out": Split("held-out", HELD_OUT_TOPICS, HELD_OUT_QA, HELD_OUT_OFF_TOPIC, 2027,
-                      "piper:en_US-joe-medium"),
-    "dev": Split("dev", DEV_TOPICS, DEV_QA, DEV_OFF_TOPIC, 4242, "flite:slt"),
-    "dev2": Split("dev2", DEV2_TOPICS, DEV2_QA, DEV2_OFF_TOPIC, 5150, "piper:en_US-joe-medium"),
-    "dev3": Split("dev3", DEV3_TOPICS, DEV3_QA, DEV3_OFF_TOPIC, 6161, "piper:en_US-joe-medium"),
-    "dev4": Split("dev4", DEV4_TOPICS, DEV4_QA, DEV4_OFF_TOPIC, 7373, "piper:en_US-joe-medium"),
-    "dev5": Split("dev5", DEV5_TOPICS, DEV5_QA, DEV5_OFF_TOPIC, 8484, "piper:en_US-joe-medium"),
-}
 
 
 @dataclass(frozen=True)
@@ -130,6 +97,7 @@ class QAResult:
     ms: float = 0.0
     extras: dict[str, Any] = field(default_factory=dict)
     heard: bool | None = None    # some sentence or line in memory holds an accepted phrase
+    moment: bool | None = None   # the first citation holds the fact's span (fact kinds)
 
 
 # -- the lecture ------------------------------------------------------------------------
@@ -144,13 +112,7 @@ def qa_script(split: Split) -> LectureScript:
         shown = split.qa[title].slide[0]
         slides.append(Slide(title, [*bullets, shown], list(narration),
                             min_seconds=rng.uniform(25.0, 45.0)))
-    title = {"tuning": "A Short Tour of the Natural Sciences",
-             "dev": "Things Worth Knowing",
-             "dev2": "People, Places and Machines",
-             "dev3": "Everyday Wonders",
-             "dev4": "Inventions, Trade and the Arts",
-             "dev5": "How Things Came to Be"}.get(split.name, "Ideas That Shaped the World")
-    return LectureScript(title, slides, split.seed)
+    return LectureScript(split.title, slides, split.seed)
 
 
 def synthesizer_for(voice: str):
@@ -283,7 +245,18 @@ def score(q: QAQuestion, reply: Any, hits: Sequence[Any] | None, ms: float) -> Q
         recalled = any(m.start < hi and m.end > lo for m in hits)
     return QAResult(q, reply.asked_at, bool(reply.found), text,
                     float(reply.extras.get("score", 0.0)), held, anchored, recalled, ms,
-                    dict(reply.extras))
+                    dict(reply.extras), moment=_holds_moment(q, reply))
+
+
+def _holds_moment(q: QAQuestion, reply: Any) -> bool | None:
+    """Fact kinds: does the reply's first citation overlap where the fact is (the sentence
+    that says a spoken fact, the slide that shows a slide or content fact)? A reader who
+    clicks it hears or sees the fact, also when its words were misheard."""
+    if q.kind not in FACTS or q.span is None:
+        return None
+    first = reply.citations[0] if reply.citations else None
+    lo, hi = q.span
+    return bool(first is not None and first.start < hi and first.end > lo)
 
 
 def ask_all(memory: Any, qs: Sequence[QAQuestion], clock: Callable[[], float] | None = None,
@@ -319,9 +292,10 @@ def _decide(r: QAResult, threshold: float | None) -> bool:
 
 
 def summarize(results: Sequence[QAResult], threshold: float | None = None) -> dict[str, Any]:
-    """The BENCHMARKS.md keys (``key_accuracy`` per kind, ``abstention_accuracy``,
-    ``false_abstention``, ``time_anchor_accuracy``, ``answer_chars_p50``,
-    ``recall_at_5``), at the replies' own decisions or re-decided at ``threshold``."""
+    """The BENCHMARKS.md keys (``key_accuracy`` and ``moment_accuracy`` per kind,
+    ``abstention_accuracy``, ``false_abstention``, ``time_anchor_accuracy``,
+    ``answer_chars_p50``, ``recall_at_5``, ``key_accuracy_heard``), at the replies' own
+    decisions or re-decided at ``threshold``."""
     import numpy as np
 
     def found(r):
@@ -332,6 +306,7 @@ def summarize(results: Sequence[QAResult], threshold: float | None = None) -> di
         rs = [r for r in results if r.question.kind == kind]
         if rs:
             keys[kind] = sum(found(r) and r.contains for r in rs) / len(rs)
+    facts = {kind: [r for r in results if r.question.kind == kind] for kind in FACTS}
     abstain = [r for r in results if not r.question.answerable]
     answerable = [r for r in results if r.question.answerable]
     timed = [r for r in results if r.question.kind in TIMED]
@@ -356,6 +331,12 @@ def summarize(results: Sequence[QAResult], threshold: float | None = None) -> di
                            for kind in FACTS},
         "missed_heard": {kind: sum(bool(r.heard) for r in missed if r.question.kind == kind)
                          for kind in FACTS},
+        # the first citation holds the fact's moment (a click plays it), heard right or not
+        "moment_accuracy": {kind: _mean([found(r) and bool(r.moment) for r in rs])
+                            for kind, rs in facts.items() if rs},
+        # key accuracy on the facts the memory holds in words (misheard ones left out)
+        "key_accuracy_heard": {kind: _mean([found(r) and r.contains for r in rs if r.heard])
+                               for kind, rs in facts.items() if rs},
         "n": {kind: sum(r.question.kind == kind for r in results) for kind in KINDS},
     }
 

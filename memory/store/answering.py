@@ -1,7 +1,8 @@
 """From a question to an `Answer`: time phrase, retrieval, evidence units, reply.
 
-Runs inside one locked read of a `MemoryReader`, on its internals, so the question is
-embedded once and the store is passed through once. Two ways to an answer:
+Runs inside one locked read of a `MemoryReader`, through the `AnswerSource` port it
+implements, so the question is embedded once and the store is passed through once. The
+port is declared here and the reader imports this module, never the other way round. Two ways to an answer:
 
 - *Anchored in time* ("what was said at 0:09", "what was on the slide at 1:30", "just
   now", "at the start", "after the slide about X", with nothing else asked): the moment
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -40,9 +41,13 @@ from memory.store.units import build_units, to_evidence
 from memory.timeparse import TimeFilter, parse_time
 
 if TYPE_CHECKING:
-    from memory.store.reader import MemoryReader
+    from memory.store.config import MemoryModels, StoreOptions
+    from memory.store.db import MemoryDB
+    from memory.store.levels import Level
+    from memory.store.records import ChunkRecord
+    from memory.store.retrieval import LevelIndex
 
-__all__ = ["answer_question", "evidence_between"]
+__all__ = ["AnswerSource", "answer_question", "evidence_between"]
 
 BOILERPLATE_MIN_FRAMES = 3
 BOILERPLATE_SHARE = 0.5
@@ -50,7 +55,45 @@ _SPAN_S = 120.0  # how far a slide or sentence found in a moment is followed acr
 _NEAR_S = 8.0  # a time in a pause between sentences is answered by the nearest one
 
 
-def answer_question(reader: MemoryReader, question: str, now: float, k: int) -> Answer:
+class AnswerSource(Protocol):
+    """What answering reads from the store: `MemoryReader` implements it, the lock held.
+
+    The members are the reader's own, as answering has used them so far (the underscored
+    ones are the reader's internals). Declaring them here is what keeps this module from
+    importing the reader; giving the port public, question-shaped methods is the
+    answering refactor of issue 27 (item 1).
+    """
+
+    options: StoreOptions
+    db: MemoryDB
+    models: MemoryModels
+
+    @property
+    def duration(self) -> float: ...
+
+    def _embed(self, texts: list[str]) -> np.ndarray: ...
+
+    def _cached_vector(self, text: str) -> np.ndarray: ...
+
+    def _index(self, level: Level) -> LevelIndex: ...
+
+    def _search(self, query: str, vector: np.ndarray, k: int, before: float | None,
+                start: float | None = None, end: float | None = None,
+                level: Level = SEGMENT) -> list[Moment]: ...
+
+    def _tail(self, before: float | None, start: float | None,
+              end: float | None) -> list[ChunkRecord]: ...
+
+    def _closed_by(self, limit: float) -> float: ...
+
+    def _moments(self, start: float, end: float, level: Level) -> list[Moment]: ...
+
+    def _recent(self, at: float) -> Moment | None: ...
+
+    def _captioned(self, moment: Moment) -> Moment: ...
+
+
+def answer_question(reader: AnswerSource, question: str, now: float, k: int) -> Answer:
     """Answer ``question`` asked at media time ``now`` from what ``reader`` holds by then."""
     window = parse_time(question, now=now, recent=reader.options.recent_s)
     seen = min(now, reader.duration)  # in file mode the session runs on past the video
@@ -71,7 +114,7 @@ def answer_question(reader: MemoryReader, question: str, now: float, k: int) -> 
 
 
 # -- time --------------------------------------------------------------------------------
-def _resolve_topic(reader: MemoryReader, window: TimeFilter, now: float):
+def _resolve_topic(reader: AnswerSource, window: TimeFilter, now: float):
     start, end, anchor = window.start, window.end, None
     for topic, after in ((window.after_topic, True), (window.before_topic, False)):
         if topic:
@@ -83,7 +126,7 @@ def _resolve_topic(reader: MemoryReader, window: TimeFilter, now: float):
     return start, end, anchor
 
 
-def _topic_span(reader: MemoryReader, moment: Moment, topic: str, now: float) -> Moment:
+def _topic_span(reader: AnswerSource, moment: Moment, topic: str, now: float) -> Moment:
     """``moment`` narrowed to when the topic itself was on: the slide or sentence in it that
     shares most of the topic's terms, across the segment boundaries it spans. A segment is
     a fixed stretch of time; "after the slide about X" means after that slide went away,
@@ -115,7 +158,7 @@ def _continued_span(unit: Evidence, units: list[Evidence]) -> tuple[float, float
     return start, end
 
 
-def _shown_whole(reader: MemoryReader, units: list[Evidence], now: float) -> list[Evidence]:
+def _shown_whole(reader: AnswerSource, units: list[Evidence], now: float) -> list[Evidence]:
     """The lines shown among ``units`` timed from when they came on screen to when they
     went (by ``now``), not by the segment they were found in: "At 0:14 the screen showed"
     for a slide shown from 0:14, found in the segment from 0:24."""
@@ -173,7 +216,7 @@ def _pick(units: list[Evidence], point: float, mode: str, kind: str | None) -> l
     return said + shown[:1] if said else shown
 
 
-def _at_time(reader: MemoryReader, question: str, window: TimeFilter,
+def _at_time(reader: AnswerSource, question: str, window: TimeFilter,
              instant: tuple[float, str], now: float) -> Answer:
     point, mode = instant
     if mode == "latest":
@@ -198,7 +241,7 @@ def _at_time(reader: MemoryReader, question: str, window: TimeFilter,
                   found=True, evidence=tuple(lead))
 
 
-def evidence_between(reader: MemoryReader, lo: float, hi: float,
+def evidence_between(reader: AnswerSource, lo: float, hi: float,
                      now: float | None = None) -> list[Evidence]:
     """Units overlapping ``[lo, hi]`` that end by ``now`` (default ``hi``), in time order,
     footers flagged: closed segments' stored units and the open stretch's, cut now."""
@@ -214,7 +257,7 @@ def evidence_between(reader: MemoryReader, lo: float, hi: float,
 
 
 # -- content -------------------------------------------------------------------------------
-def _by_content(reader: MemoryReader, question: str, vector: np.ndarray,
+def _by_content(reader: AnswerSource, question: str, vector: np.ndarray,
                 hits: list[Moment], now: float, window, k: int) -> Answer:
     hits = [reader._captioned(m) for m in hits]
     recent = reader._recent(now)
@@ -247,7 +290,7 @@ def _by_content(reader: MemoryReader, question: str, vector: np.ndarray,
                   evidence=tuple(lead))
 
 
-def _candidate_units(reader: MemoryReader, hits: list[Moment], now: float):
+def _candidate_units(reader: AnswerSource, hits: list[Moment], now: float):
     """The units inside the retrieved moments, with the index of the moment of each."""
     ids = [m.id for m in hits if m.level == SEGMENT.name and m.id is not None]
     stored: dict[int, list[UnitRecord]] = {}
@@ -267,7 +310,7 @@ def _candidate_units(reader: MemoryReader, hits: list[Moment], now: float):
     return records, owners
 
 
-def _boilerplate(reader: MemoryReader, records: list[UnitRecord], now: float) -> list[bool]:
+def _boilerplate(reader: AnswerSource, records: list[UnitRecord], now: float) -> list[bool]:
     """Screen lines whose template was on most key frames so far (footers)."""
     templates = sorted({r.template for r in records if r.kind == SHOWN and r.template})
     counts = reader.db.screen_counts(templates, now)
@@ -276,7 +319,7 @@ def _boilerplate(reader: MemoryReader, records: list[UnitRecord], now: float) ->
             and counts.get(r.template, 0) >= BOILERPLATE_SHARE * frames for r in records]
 
 
-def _scores(reader: MemoryReader, question: str, vector: np.ndarray, units: list[Evidence],
+def _scores(reader: AnswerSource, question: str, vector: np.ndarray, units: list[Evidence],
             records: list[UnitRecord], owners: list[int], now: float):
     """Each unit's score, and (with a SQuAD 2.0 style reranker) whether the model rates
     "no answer" above the unit's best span (None without such a model). Terms are
@@ -308,6 +351,6 @@ def _scores(reader: MemoryReader, question: str, vector: np.ndarray, units: list
     return (1.0 - w) * scores + w * squashed, no_answer
 
 
-def _write(reader: MemoryReader, question: str, cited: list[Moment],
+def _write(reader: AnswerSource, question: str, cited: list[Moment],
            recent: Moment | None) -> str:
     return reader.models.answerer.answer(question, cited, recent)

@@ -7,7 +7,9 @@ only, so a question asked at time t never sees anything after t.
 
 Public reads take the lock once, bring the memory up to date (`_sync`: the writer
 commits what it has buffered) and then run on the unlocked internals (``_search``,
-``_moments``, ...), so one question is one pass through the store.
+``_moments``, ...), so one question is one pass through the store. Answers are worked
+out by `memory.store.answering`, which reads those internals through the `AnswerSource`
+port it declares and the reader implements (the reader imports it, not the reverse).
 
 `MemoryReader.open` opens a memory read-only, also while another process ingests into
 it: before each read it reloads the rows committed since (SQLite's WAL lets readers
@@ -28,6 +30,7 @@ import numpy as np
 from memory.evidence import Answer, Evidence, Moment
 from memory.errors import ModelUnavailableError, StoreError
 from memory.index.faiss_index import FaissIndex
+from memory.store.answering import answer_question, evidence_between
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.db import MemoryDB
 from memory.store.hierarchy import segment_summary
@@ -267,16 +270,12 @@ class MemoryReader:
         """Every sentence said and line shown in ``[start, end]`` that ends by ``end``, in
         time order; screen text repeated on most key frames (a footer) is flagged
         ``boilerplate``. What summaries and quizzes are made from."""
-        from memory.store.answering import evidence_between
-
         self._sync()
         return evidence_between(self, start, end)
 
     @locked
     def answer(self, question: str, at: float | None = None, k: int = 3) -> Answer:
         """Answer ``question`` as asked at media time ``at`` (default: now)."""
-        from memory.store.answering import answer_question
-
         self._sync()
         answer = answer_question(self, question, self.duration if at is None else at, k)
         return self._pictures.hint(answer)

@@ -22,7 +22,8 @@ import numpy as np
 from memory.errors import MissingExtraError, NotAVideoError, TruncatedVideoError
 from memory.media import Frame, VideoChunk, VideoInfo
 from memory.video.base import chunk_samples, silence
-from memory.video.file import (
+from memory.video.probe import open_input, reason, stream_rotation
+from memory.video.streams import (
     MAX_SIDE,
     AudioDecoder,
     audio_channels,
@@ -31,7 +32,6 @@ from memory.video.file import (
     stream_origin,
     upright,
 )
-from memory.video.probe import open_input, reason, stream_rotation
 
 __all__ = ["DecordVideoSource"]
 

@@ -26,20 +26,27 @@ from typing import Any
 
 import numpy as np
 
-from memory.audio import downmix
 from memory.errors import TruncatedVideoError
-from memory.media import SAMPLE_RATE, Cue, Frame, VideoChunk, VideoInfo
-from memory.video.base import AudioBuffer, FrameSampler, VideoSource, silence
-from memory.video.probe import open_input, reason, stream_rotation, untimed
+from memory.media import Cue, Frame, VideoChunk, VideoInfo
+from memory.video import subtitles as subs
+from memory.video.base import FrameSampler, VideoSource, silence
+from memory.video.decord_backend import DecordVideoSource
+from memory.video.probe import av_open, open_input, reason, stream_rotation, untimed
+from memory.video.streams import (
+    MAX_SIDE,
+    AudioDecoder,
+    audio_channels,
+    picture_size,
+    stream_duration,
+    stream_origin,
+    upright,
+)
 
 __all__ = ["DECODERS", "MAX_SIDE", "PyAVVideoSource", "open_video", "probe_video"]
 
 logger = logging.getLogger(__name__)
 
 DECODERS = ("pyav", "decord")
-MAX_SIDE = 1920
-"""Frames larger than this on their long side are scaled down as they are converted:
-a 4K frame costs 25 MB as RGB, and OCR reads slides as well at 1920 px."""
 _EPS = 1e-6
 
 
@@ -63,8 +70,6 @@ def open_video(path: str | bytes | os.PathLike, fps: float = 1.0, decoder: str =
         return PyAVVideoSource(path, fps=fps, start=start, max_side=max_side,
                                subtitles=subtitles)
     if decoder == "decord":
-        from memory.video.decord_backend import DecordVideoSource
-
         return DecordVideoSource(path, fps=fps, start=start, max_side=max_side)
     raise ValueError(f"unknown decoder {decoder!r}; choose one of {', '.join(DECODERS)}")
 
@@ -81,9 +86,6 @@ def probe_video(path: str | bytes | os.PathLike) -> tuple[Any, Any, Any]:
 def load_cues(loc: Any, subtitles: str | os.PathLike | bool | None,
               origin: float) -> tuple[Cue, ...]:
     """The subtitles of a video as `open_video`'s ``subtitles`` argument asks."""
-    from memory.video import subtitles as subs
-    from memory.video.probe import _av_open
-
     if subtitles is False:
         return ()
     if subtitles is not None and subtitles is not True:
@@ -92,83 +94,7 @@ def load_cues(loc: Any, subtitles: str | os.PathLike | bool | None,
     if sidecar is not None:
         logger.info("reading subtitles from %s", sidecar)
         return subs.read_subtitles(sidecar)
-    return subs.embedded_cues(lambda: _av_open(loc), origin)
-
-
-def picture_size(width: int, height: int, max_side: int | None) -> tuple[int, int]:
-    """(width, height) of a converted frame: scaled so its long side is at most
-    ``max_side`` (even sizes, aspect kept)."""
-    long = max(width, height)
-    if not max_side or long <= max_side:
-        return width, height
-    scale = max_side / long
-    return max(2, int(round(width * scale / 2)) * 2), max(2, int(round(height * scale / 2)) * 2)
-
-
-def upright(image: np.ndarray, rotation: int) -> np.ndarray:
-    """Turn a decoded picture by its display rotation (degrees counter-clockwise)."""
-    turns = (rotation // 90) % 4
-    return np.ascontiguousarray(np.rot90(image, k=turns)) if turns else image
-
-
-def stream_duration(container: Any, stream: Any) -> float | None:
-    """Length of the picture track in seconds, or None when the file does not say."""
-    if stream.duration is not None and stream.time_base is not None:
-        return float(stream.duration * stream.time_base)
-    if container.duration is not None:
-        return container.duration / 1_000_000
-    return None
-
-
-def stream_origin(stream: Any) -> float:
-    """Media time of the picture track's first frame; chunk times count from here."""
-    if stream.start_time is None or stream.time_base is None:
-        return 0.0
-    return float(stream.start_time * stream.time_base)
-
-
-class AudioDecoder:
-    """Decoded audio frames of any layout/rate -> 16 kHz in an `AudioBuffer`.
-
-    A mono track stays mono; a track with two or more channels is resampled to stereo
-    and each slice is downmixed by `slice` (`memory.audio.downmix`: safe against
-    channels in antiphase, clipped to [-1, 1]).
-    """
-
-    def __init__(self, origin: float, channels: int = 1) -> None:
-        import av
-
-        self.channels = 1 if channels <= 1 else 2
-        self.buffer = AudioBuffer(self.channels)
-        self._origin = origin
-        layout = "mono" if self.channels == 1 else "stereo"
-        self._resampler = av.AudioResampler(format="flt", layout=layout, rate=SAMPLE_RATE)
-
-    def push(self, frame: Any) -> None:
-        time = None if frame.time is None else frame.time - self._origin
-        for out in self._resampler.resample(frame):
-            self.buffer.add(time, self._samples(out))
-            time = None  # a second output piece follows the first
-
-    def flush(self) -> None:
-        for out in self._resampler.resample(None):
-            self.buffer.add(None, self._samples(out))
-
-    def slice(self, start: float, end: float) -> np.ndarray:
-        """Mono audio of ``[start, end)``, downmixed and clipped."""
-        return downmix(self.buffer.take(start, end))
-
-    def _samples(self, frame: Any) -> np.ndarray:
-        # Packed float has one plane; reading it directly skips to_ndarray's vstack.
-        n = frame.samples * self.channels
-        data = np.frombuffer(frame.planes[0], np.float32, n)
-        return data.copy() if self.channels == 1 else data.reshape(-1, self.channels).T.copy()
-
-
-def audio_channels(stream: Any) -> int:
-    ctx = getattr(stream, "codec_context", None)
-    return int(getattr(ctx, "channels", 0) or getattr(getattr(ctx, "layout", None),
-                                                      "nb_channels", 1) or 1)
+    return subs.embedded_cues(lambda: av_open(loc), origin)
 
 
 class _Keyframes:

@@ -28,9 +28,10 @@ from memory.errors import (
     VideoNotFoundError,
 )
 from memory.media import VideoInfo
+from memory.video.streams import stream_duration
 
-__all__ = ["VideoLocation", "location", "open_input", "probe", "reason", "stream_rotation",
-           "untimed"]
+__all__ = ["VideoLocation", "av_open", "location", "open_input", "probe", "reason",
+           "stream_rotation", "untimed"]
 
 logger = logging.getLogger(__name__)
 
@@ -100,8 +101,6 @@ def probe(source: str | bytes | os.PathLike) -> VideoInfo:
     and the fix (for example "upload.mp4 is a PNG image, not a video ..."). The returned
     `VideoInfo` has ``duration`` None when the container does not say (a raw stream).
     """
-    from memory.video.file import stream_duration
-
     container, video, audio, loc = open_input(source)
     try:
         rotation = stream_rotation(loc)
@@ -131,7 +130,7 @@ def stream_rotation(loc: VideoLocation) -> int:
     import av
 
     try:
-        with _av_open(loc) as container:
+        with av_open(loc) as container:
             for frame in container.decode(container.streams.video[0]):
                 return int(round(frame.rotation or 0)) % 360
     except (av.error.FFmpegError, IndexError, StopIteration):
@@ -151,7 +150,8 @@ def _check_file(path: str) -> None:
             f"record or copy it again", path)
 
 
-def _av_open(loc: VideoLocation) -> Any:
+def av_open(loc: VideoLocation) -> Any:
+    """Open ``loc`` with PyAV, unchecked (a network input gets `NETWORK_TIMEOUT`)."""
     import av
 
     if loc.is_url:
@@ -163,7 +163,7 @@ def _open_container(loc: VideoLocation) -> Any:
     import av
 
     try:
-        return _av_open(loc)
+        return av_open(loc)
     except (av.error.FFmpegError, UnicodeDecodeError) as exc:
         if loc.is_url and not isinstance(exc, av.error.InvalidDataError):
             raise _network_error(loc, exc) from None
@@ -256,7 +256,7 @@ def _codec_name(loc: VideoLocation) -> str:
     try:
         av.logging.set_level(av.logging.VERBOSE)
         with av.logging.Capture(True) as logs:
-            _av_open(loc).close()
+            av_open(loc).close()
     except Exception:  # naming the codec is best effort; the error is raised anyway
         logs = []
     finally:

@@ -3,11 +3,13 @@
 Renders (or reuses) the benchmark lecture of the split (`memory.benchmarks.qa`: tuning =
 the sample lecture's topics, seed 0, eSpeak en-us; ``--held-out`` = other subjects, seed
 2027, another voice), ingests it with the embedded models (or reuses that memory), asks
-every question at its time and prints key accuracy per kind, abstention, false
-abstention, time-anchor accuracy, answer length and recall@5, and why fact keys were
-missed: ``unheard`` (no sentence or line in memory holds an accepted phrase: Whisper
-misheard it) or ``heard`` (it is there and another unit was quoted). ``answer_ms_p50`` is timed
-on the memory replicated to ``--hours`` hours (median of 3 rounds).
+every question at its time and prints key accuracy per kind, moment accuracy per fact
+kind (the first citation holds the fact's sentence or slide, heard right or not),
+abstention, false abstention, time-anchor accuracy, answer length and recall@5, and why
+fact keys were missed: ``unheard`` (no sentence or line in memory holds an accepted
+phrase: Whisper misheard it) or ``heard`` (it is there and another unit was quoted), with
+key accuracy on the heard facts alone. ``answer_ms_p50`` is timed on the memory
+replicated to ``--hours`` hours (median of 3 rounds).
 
 A kept memory is reused only when it was ingested by the same ingest code: its stamp holds
 the split's plan, the ASR model and `ingest_fingerprint()` (a hash of the source of the
@@ -235,7 +237,8 @@ def run(args: argparse.Namespace) -> BenchReport:
         "tradeoff": _thin(table),
         "results": [{"kind": r.question.kind, "question": r.question.question,
                      "asked_at": r.asked_at, "score": round(r.score, 4), "found": r.found,
-                     "contains": r.contains, "anchored": r.anchored, "text": r.text}
+                     "contains": r.contains, "anchored": r.anchored, "moment": r.moment,
+                     "heard": r.heard, "text": r.text}
                     for r in results],
     })
     _print_variants(variants)
@@ -243,6 +246,10 @@ def run(args: argparse.Namespace) -> BenchReport:
     keys = figures["key_accuracy"]
     summary = (f"qa {split.name} (ASR {args.asr or 'tiny.en'}): key accuracy "
                + ", ".join(f"{k} {v:.2f}" for k, v in keys.items())
+               + "; moment accuracy "
+               + ", ".join(f"{k} {v:.2f}" for k, v in figures["moment_accuracy"].items())
+               + "; key accuracy on held facts "
+               + ", ".join(f"{k} {v:.2f}" for k, v in figures["key_accuracy_heard"].items())
                + f"; abstention {figures['abstention_accuracy']:.2f}, false abstention "
                f"{figures['false_abstention']:.2f}, time anchor "
                f"{figures['time_anchor_accuracy']:.2f}, answer chars p50 "
@@ -250,8 +257,8 @@ def run(args: argparse.Namespace) -> BenchReport:
                f"answer p50 {answer_ms:.0f} ms at {hours_s / 3600:.1f} h "
                f"({ms_lecture:.0f} ms on the lecture); scorer {default}, threshold "
                f"{threshold:.3f}")
-    return BenchReport("qa", ["kind", "n", "key acc", "abstained", "anchored",
-                              "missed unheard/heard"], rows, summary,
+    return BenchReport("qa", ["kind", "n", "key acc", "moment", "key acc held", "abstained",
+                              "anchored", "missed unheard/heard"], rows, summary,
                        figures)
 
 
@@ -268,7 +275,12 @@ def _kind_rows(results, threshold, kinds, answerable):
             if kind in answerable else "-"
         anchored = [r.anchored for r in rs if r.anchored is not None]
         missed = [r for f, r in zip(found, rs) if r.heard is not None and not (f and r.contains)]
+        fact = kind in ("spoken", "slide", "content")
+        moment = sum(f and bool(r.moment) for f, r in zip(found, rs)) / len(rs)
+        held = [f and r.contains for f, r in zip(found, rs) if r.heard]
         rows.append([kind, len(rs), key if key == "-" else f"{key:.2f}",
+                     f"{moment:.2f}" if fact else "-",
+                     f"{sum(held) / len(held):.2f}" if fact and held else "-",
                      f"{1 - sum(found) / len(rs):.2f}",
                      f"{sum(anchored) / len(anchored):.2f}" if anchored else "-",
                      f"{sum(not r.heard for r in missed)}/{sum(bool(r.heard) for r in missed)}"
