@@ -1,0 +1,250 @@
+"""Standing conditions over a growing memory: "tell me when ..." matched causally.
+
+Beside the answerers on the retrieval side (it reads `memory.evidence.Evidence` and the
+terms of `memory.lexical`; never imports venus). A `WatchCondition` is what the user asked
+to be told about, cut down to its content terms ("tell me when he starts on the exam
+topics" -> ``exam``, ``topic``); a `Watcher` follows one condition along the memory as
+it is committed: `Watcher.step` takes the sentences said and lines shown that end by a
+horizon (the memory committed so far, never later) and returns the `WatchMatch`es that
+fire. A unit fires when the share of the condition's terms it holds (`coverage`) is at
+least `WatchOptions.min_score`. Terms are whole stemmed words, so "chess" never matches
+"chest". By default a watcher fires once; ``every_time`` keeps it, once per new stretch.
+
+`watch_memory` runs watchers over a finished (or growing) memory in one-second steps, as
+a viewer playing the video would get the alerts: each at the first chunk boundary at
+which its evidence was complete.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from memory.evidence import SAID, SEEN, SHOWN, format_time
+from memory.lexical import tokenize
+
+__all__ = ["DEFAULT_MIN_SCORE", "WatchCondition", "WatchMatch", "WatchOptions", "Watcher",
+           "coverage", "watch_memory"]
+
+DEFAULT_MIN_SCORE = 0.75
+"""Share of a condition's terms a stretch must hold to fire. Chosen on the tuning split of
+``venus bench proactive`` only (see docs/watch.md); the held-out split only reports."""
+
+# Words that frame a request rather than name what to watch for ("when he *starts on*
+# the *topic* of ...", "when the *slide about* ... *comes up*"), as `tokenize` stems them.
+_FRAMING = frozenset(tokenize(
+    "start starts started starting begin begins beginning get gets getting go goes "
+    "going come comes coming up mention mentions mentioned mentioning talk talks talking "
+    "speak speaks speaking discuss discusses discussing explain explains explaining cover "
+    "covers covering show shows shown showing appear appears appearing slide slides "
+    "screen topic topics subject part section bit thing things something anyone someone "
+    "anybody somebody lecturer speaker teacher professor presenter video lecture "
+    "let know alert remind notify please tell me us him them us he she they it "
+    "whenever every time each again any some just on one"))
+_SHOWN_WORDS = re.compile(r"\b(slides?|screen|shown|written|on the board)\b", re.IGNORECASE)
+_SEEN_WORDS = re.compile(
+    r"\b(see|seen|sees|walks? (in|into|on)|enters?|in (the )?(picture|frame|view)|on camera|"
+    r"(comes?|appears?) (in|into|on) (view|camera|the picture))\b", re.IGNORECASE)
+
+
+class EvidenceSource(Protocol):
+    """What a watcher reads: a memory's sentences and lines (``memory.VideoMemory``)."""
+
+    @property
+    def duration(self) -> float: ...
+
+    def evidence(self, start: float, end: float) -> Sequence: ...
+
+
+@dataclass(frozen=True)
+class WatchOptions:
+    """``min_score``: the share of the condition's terms a stretch must hold;
+    ``lookback_s``: how far behind the horizon late-committed units are still read;
+    ``refractory_s``: an every-time watch fires at most once in this many seconds."""
+
+    min_score: float = DEFAULT_MIN_SCORE
+    lookback_s: float = 90.0
+    refractory_s: float = 20.0
+
+
+@dataclass(frozen=True)
+class WatchCondition:
+    """What to watch for. ``terms``: its content terms (stemmed); ``modality``: "shown"
+    when it names a slide or the screen, "seen" when it names something seen on camera,
+    else "any" (said or shown)."""
+
+    text: str
+    terms: tuple[str, ...]
+    modality: str = "any"
+
+    @classmethod
+    def parse(cls, text: str) -> WatchCondition:
+        terms = tuple(dict.fromkeys(t for t in tokenize(text) if t not in _FRAMING))
+        if _SEEN_WORDS.search(text) and not _SHOWN_WORDS.search(text):
+            modality = SEEN
+        elif _SHOWN_WORDS.search(text):
+            modality = SHOWN
+        else:
+            modality = "any"
+        return cls(text.strip(), terms, modality)
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms
+
+
+@dataclass(frozen=True)
+class WatchMatch:
+    """One alert: the condition, the unit that matched (``kind``, ``text``, ``start``,
+    ``end``), its ``score`` and ``at``, the media time it was known (the horizon)."""
+
+    condition: str
+    kind: str
+    text: str
+    start: float
+    end: float
+    score: float
+    at: float
+
+    def sentence(self) -> str:
+        """How the alert is said: "At 12:40 ... : '...'"."""
+        verb = "on screen" if self.kind == SHOWN else "said"
+        return f"At {format_time(self.start)}, {verb}: \u201c{self.text}\u201d"
+
+
+def coverage(condition: WatchCondition, text: str) -> float:
+    """The share of the condition's terms ``text`` holds (whole stemmed words)."""
+    if condition.empty:
+        return 0.0
+    held = set(tokenize(text))
+    return sum(t in held for t in condition.terms) / len(condition.terms)
+
+
+@dataclass
+class Watcher:
+    """One condition followed along a memory as it is committed (state in one object).
+
+    ``since``: media time the watch was set; units ending by then are never read (a watch
+    set halfway through is about what comes next).
+    """
+
+    condition: WatchCondition
+    every_time: bool = False
+    since: float = 0.0
+    options: WatchOptions = field(default_factory=WatchOptions)
+    horizon: float = 0.0
+    fired: list[WatchMatch] = field(default_factory=list)
+    _seen: set = field(default_factory=set, repr=False)
+
+    def __post_init__(self) -> None:
+        self.horizon = max(self.horizon, self.since)
+
+    @property
+    def done(self) -> bool:
+        return bool(self.fired) and not self.every_time
+
+    def step(self, source: EvidenceSource, horizon: float) -> list[WatchMatch]:
+        """Read what was committed up to ``horizon``; the matches that fire now."""
+        if self.done or horizon <= self.since:
+            return []
+        # The window behind the horizon is read again: speech is committed in batches,
+        # so a sentence may arrive after the chunks it was said in.
+        lo = max(self.since, self.horizon - self.options.lookback_s)
+        return self.feed(source.evidence(lo, horizon), horizon)
+
+    def feed(self, units: Iterable, at: float) -> list[WatchMatch]:
+        """Match the units a memory holds at media time ``at`` (each unit is read once;
+        a causal memory cuts the open stretch at ``at``, so a sentence still being said
+        is read as far as it was heard)."""
+        out: list[WatchMatch] = []
+        for unit in _stretches(u for u in units if u.end <= at + 1e-6):
+            key = (unit.kind, round(unit.start, 2), unit.text)
+            if key in self._seen or unit.start < self.since - 1.0 or self.done:
+                continue
+            self._seen.add(key)
+            match = self._match(unit, at)
+            if match is not None:
+                self.fired.append(match)
+                out.append(match)
+        self.horizon = max(self.horizon, at)
+        self._forget(at - 2 * self.options.lookback_s)
+        return out
+
+    def _forget(self, before: float) -> None:
+        if len(self._seen) > 512:
+            self._seen = {k for k in self._seen if k[1] >= before}
+
+    def _match(self, unit, at: float) -> WatchMatch | None:
+        c = self.condition
+        if c.modality == SHOWN and unit.kind != SHOWN or c.modality == SEEN and unit.kind != SEEN:
+            return None
+        score = coverage(c, unit.text)
+        if score < self.options.min_score - 1e-9:
+            return None
+        last = self.fired[-1] if self.fired else None
+        if last is not None and (unit.start - last.start < self.options.refractory_s
+                                 or unit.text == last.text):
+            return None
+        return WatchMatch(c.text, unit.kind, _quote(c, unit.text), unit.start, unit.end,
+                          score, max(at, unit.end))
+
+
+@dataclass(frozen=True)
+class _Stretch:
+    kind: str
+    text: str
+    start: float
+    end: float
+
+
+def _stretches(units: Iterable) -> list[_Stretch]:
+    """Sentences said one by one; the lines of one key frame together (a slide's title
+    and its bullets are read as one stretch); boilerplate (a footer) never."""
+    out: list[_Stretch] = []
+    slides: dict[float, list] = {}
+    for u in units:
+        if getattr(u, "boilerplate", False):
+            continue
+        if u.kind == SHOWN:
+            slides.setdefault(round(u.start, 2), []).append(u)
+        else:
+            out.append(_Stretch(u.kind, u.text, u.start, u.end))
+    for lines in slides.values():
+        out.append(_Stretch(SHOWN, "\n".join(u.text for u in lines), lines[0].start,
+                            max(u.end for u in lines)))
+    out.sort(key=lambda s: (s.end, s.start))
+    return out
+
+
+def _quote(condition: WatchCondition, text: str) -> str:
+    """The evidence to quote: a sentence whole; of a slide, the lines holding a term
+    (the first line when none does on its own)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) <= 1:
+        return text.strip()
+    hit = [line for line in lines if set(tokenize(line)) & set(condition.terms)]
+    return " / ".join(hit or lines[:1])
+
+
+def watch_memory(source: EvidenceSource, watchers: Sequence[Watcher], *,
+                 start: float = 0.0, end: float | None = None,
+                 step_s: float = 1.0) -> list[WatchMatch]:
+    """Every alert of ``watchers`` over ``source`` from ``start`` to ``end`` (default: what
+    it holds), stepping the horizon one chunk at a time as a viewer playing the video
+    would (each step reads what the memory held then), in the order they fire."""
+    end = float(source.duration if end is None else end)
+    lookback = max((w.options.lookback_s for w in watchers), default=0.0)
+    out: list[WatchMatch] = []
+    t = start
+    while t < end - 1e-9 and not all(w.done for w in watchers):
+        t = min(end, t + step_s)
+        live = [w for w in watchers if not w.done and t > w.since]
+        if not live:
+            continue
+        lo = max(0.0, min(max(w.since, w.horizon - lookback) for w in live))
+        units = source.evidence(lo, t)
+        for w in live:
+            out += w.feed(units, t)
+    return out
