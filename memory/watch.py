@@ -109,9 +109,10 @@ class WatchMatch:
     at: float
 
     def sentence(self) -> str:
-        """How the alert is said: "At 12:40 ... : '...'"."""
-        verb = "on screen" if self.kind == SHOWN else "said"
-        return f"At {format_time(self.start)}, {verb}: \u201c{self.text}\u201d"
+        """How the alert is said, leading with its video time: 'At 12:40 it was said:
+        "..."' or 'At 12:40 the screen showed: "..."'."""
+        verb = "the screen showed" if self.kind == SHOWN else "it was said"
+        return f"At {format_time(self.start)} {verb}: \u201c{self.text}\u201d"
 
 
 def coverage(condition: WatchCondition, text: str) -> float:

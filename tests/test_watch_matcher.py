@@ -72,7 +72,7 @@ def test_alerts_come_at_the_chunk_the_evidence_is_complete():
     units = [said("Now for the exam.", 30.2, 32.4)]
     [alert] = watch_memory(Source(units), [Watcher(WatchCondition.parse("the exam"))])
     assert alert.at == 33.0
-    assert alert.sentence() == "At 0:30, said: \u201cNow for the exam.\u201d"
+    assert alert.sentence() == "At 0:30 it was said: \u201cNow for the exam.\u201d"
 
 
 def test_a_watch_set_halfway_is_about_what_comes_next():
