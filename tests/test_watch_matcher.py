@@ -72,7 +72,7 @@ def test_alerts_come_at_the_chunk_the_evidence_is_complete():
     units = [said("Now for the exam.", 30.2, 32.4)]
     [alert] = watch_memory(Source(units), [Watcher(WatchCondition.parse("the exam"))])
     assert alert.at == 33.0
-    assert alert.sentence() == "At 0:30 it was said: \u201cNow for the exam.\u201d"
+    assert alert.sentence() == "At 0:30: \u201cNow for the exam.\u201d"
 
 
 def test_a_watch_set_halfway_is_about_what_comes_next():
@@ -105,3 +105,11 @@ def test_boilerplate_is_never_quoted():
     w = Watcher(WatchCondition.parse("the slide number"))
     units = [Evidence("shown", "Slide number 4", 0, 1, boilerplate=True)]
     assert w.feed(units, 2) == []
+
+
+def test_a_long_sentence_is_quoted_around_what_matched():
+    c = WatchCondition.parse("the iron core")
+    w = Watcher(c)
+    [m] = w.feed([said("The Earth behaves like a giant magnet because of its molten iron "
+                      "core deep down below.", 0, 6)], 7)
+    assert m.text == "\u2026like a giant magnet because of its molten iron core\u2026"
