@@ -186,12 +186,14 @@ class Watcher:
         score = coverage(c, unit.text)
         if score < self.options.min_score - 1e-9:
             return None
+        quote = _quote(c, unit.text)
         last = self.fired[-1] if self.fired else None
+        # every time: a new stretch, not the same slide caught again on a later key frame
         if last is not None and (unit.start - last.start < self.options.refractory_s
-                                 or unit.text == last.text):
+                                 or quote == last.text):
             return None
-        return WatchMatch(c.text, unit.kind, _quote(c, unit.text), unit.start, unit.end,
-                          score, max(at, unit.end))
+        return WatchMatch(c.text, unit.kind, quote, unit.start, unit.end, score,
+                          max(at, unit.end))
 
 
 @dataclass(frozen=True)
