@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from memory.evidence import SAID, SEEN, SHOWN, format_time
+from memory.evidence import SEEN, SHOWN, format_time
 from memory.lexical import tokenize
 
 __all__ = ["DEFAULT_MIN_SCORE", "WatchCondition", "WatchMatch", "WatchOptions", "Watcher",

@@ -3,6 +3,8 @@ and its threshold rule (`venus.bench.proactive.choose`)."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from memory.benchmarks.proactive import Alert, ProactiveScore, WatchRequest, event_time, score
 from venus.bench.proactive import choose, user_turns
 
@@ -46,4 +48,4 @@ def test_the_threshold_rule_takes_the_middle_of_the_best_plateau():
 def test_the_scripted_user_speaks_now_and_then():
     turns = user_turns(600.0, 1)
     assert turns and all(2 <= b - a <= 4 for a, b in turns)
-    assert all(b2[0] - a2[0] >= 40 for a2, b2 in zip(turns, turns[1:]))
+    assert all(b2[0] - a2[0] >= 40 for a2, b2 in pairwise(turns))

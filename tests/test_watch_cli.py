@@ -23,9 +23,9 @@ def test_watch_prints_alerts_and_writes_the_json_the_issue_names(lecture, tmp_pa
     video, truth = lecture
     second = truth["slides"][1]["title"]
     out = tmp_path / "alerts.json"
-    code = main(["watch", str(video), "--when", f"tell me when the slide about {second} "
-                 "comes up", "--when", "chess", "--json", str(out), "--memory",
-                 str(tmp_path / "mem")])
+    request = f"tell me when the slide about {second} comes up"
+    code = main(["watch", str(video), "--when", request, "--when", "chess", "--json",
+                 str(out), "--memory", str(tmp_path / "mem")])
     assert code == 0
     printed = capsys.readouterr().out
     assert "(never) chess" in printed and "on screen" in printed

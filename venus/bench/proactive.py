@@ -120,8 +120,15 @@ def session_run(mem, truth, reqs, conditions, seed: int):
     from memory.benchmarks.proactive import Alert
     from venus.capabilities import builtin_capabilities
     from venus.clock import SimulatedClock
-    from venus.events import (ControlToken, ResultReady, SpeechDetected, UserWordsTranscribed,
-                              WorkItemCreated, WorkItemStateChanged, WorkState)
+    from venus.events import (
+        ControlToken,
+        ResultReady,
+        SpeechDetected,
+        UserWordsTranscribed,
+        WorkItemCreated,
+        WorkItemStateChanged,
+        WorkState,
+    )
     from venus.frontend import Decision, DelegationRequest
     from venus.harness import Harness, HarnessOptions
     from venus.runtime import Session, SessionOptions

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from memory.evidence import SEEN
-from memory.watch import WatchCondition, WatchMatch, Watcher, WatchOptions
+from memory.watch import WatchCondition, Watcher, WatchMatch, WatchOptions
 from venus.capabilities.text import clock_label
 from venus.errors import CapabilityFailure
 from venus.events import Citation, DeliveryPolicy, WorkResult
