@@ -17,6 +17,7 @@ which its evidence was complete.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from memory.evidence import SEEN, SHOWN, format_time
 from memory.lexical import tokenize
 
 __all__ = ["DEFAULT_MIN_SCORE", "WatchCondition", "WatchMatch", "WatchOptions", "Watcher",
-           "coverage", "watch_memory"]
+           "committed", "coverage", "watch_memory"]
 
 DEFAULT_MIN_SCORE = 0.75
 """Share of a condition's terms a stretch must hold to fire. Chosen on the tuning split of
@@ -58,6 +59,15 @@ class EvidenceSource(Protocol):
     def duration(self) -> float: ...
 
     def evidence(self, start: float, end: float) -> Sequence: ...
+
+
+def committed(source: EvidenceSource, start: float, end: float) -> Sequence:
+    """``source.evidence(start, end)`` of what is committed only: a store that can read
+    without committing its buffered chunks first (``flush=False``, `VideoMemory`) is read
+    so, and its speech batches are left whole."""
+    if "flush" in inspect.signature(source.evidence).parameters:
+        return source.evidence(start, end, flush=False)
+    return source.evidence(start, end)  # a source without the keyword holds no buffer
 
 
 @dataclass(frozen=True)
@@ -155,7 +165,7 @@ class Watcher:
         # The window behind the horizon is read again: speech is committed in batches,
         # so a sentence may arrive after the chunks it was said in.
         lo = max(self.since, self.horizon - self.options.lookback_s)
-        return self.feed(source.evidence(lo, horizon), horizon)
+        return self.feed(committed(source, lo, horizon), horizon)
 
     def feed(self, units: Iterable, at: float) -> list[WatchMatch]:
         """Match the units a memory holds at media time ``at`` (each unit is read once;
@@ -256,7 +266,7 @@ def watch_memory(source: EvidenceSource, watchers: Sequence[Watcher], *,
         if not live:
             continue
         lo = max(0.0, min(max(w.since, w.horizon - lookback) for w in live))
-        units = source.evidence(lo, t)
+        units = committed(source, lo, t)
         for w in live:
             out += w.feed(units, t)
     return out

@@ -113,3 +113,14 @@ def test_a_long_sentence_is_quoted_around_what_matched():
     [m] = w.feed([said("The Earth behaves like a giant magnet because of its molten iron "
                       "core deep down below.", 0, 6)], 7)
     assert m.text == "\u2026like a giant magnet because of its molten iron core\u2026"
+
+
+def test_a_store_is_read_without_committing_its_buffer():
+    class Buffered(Source):
+        def evidence(self, start, end, *, flush=True):
+            self.flushed = flush
+            return super().evidence(start, end)
+
+    source = Buffered([said("The exam.", 0, 2)])
+    Watcher(WatchCondition.parse("the exam")).step(source, 3.0)
+    assert source.flushed is False

@@ -6,8 +6,8 @@ video is ingested (or a kept memory reused and finished), and after each commit 
 watchers step one chunk at a time over what was newly committed, so each alert comes at
 the video time a viewer playing the file would have got it, however much faster than real
 time the file is read. ``on_alert`` is called as each alert happens. The watchers read
-through a `MemoryReader` beside the writer: a read of the writer itself would commit its
-buffered speech first, cutting Whisper's file batches short (slower, and heard
+what is committed only (`memory.watch.committed`): a read that committed the writer's
+buffered speech first would cut Whisper's file batches short (slower, and heard
 differently).
 """
 
@@ -24,7 +24,6 @@ from typing import Any
 from memory.store.config import MemoryModels
 from memory.store.db import VERSION_FILE
 from memory.store.memory import VideoMemory
-from memory.store.reader import MemoryReader
 from memory.watch import WatchCondition, Watcher, WatchMatch, WatchOptions, watch_memory
 
 __all__ = ["WatchAlertRecord", "WatchReport", "watch_video"]
@@ -78,15 +77,13 @@ def watch_video(video: str | os.PathLike | None, requests: Sequence[str | tuple[
     t0 = time.perf_counter()
     with _memory(memory_dir) as directory:
         mem = _open(directory, models)
-        reader = MemoryReader.open(directory, models=models)
         try:
-            state = _Progress(mem, reader, pairs, watchers, report, on_alert)
+            state = _Progress(mem, pairs, watchers, report, on_alert)
             if video is not None:
                 mem.ingest(state.chunks(video), progress=progress)
             state.step()
             report.video_seconds = float(mem.duration)
         finally:
-            reader.close()
             mem.close()
     report.seconds = time.perf_counter() - t0
     return report
@@ -97,7 +94,6 @@ class _Progress:
     """Steps the watchers over what each commit added."""
 
     mem: VideoMemory
-    reader: MemoryReader
     pairs: list[tuple[str, bool]]
     watchers: list[Watcher]
     report: WatchReport
@@ -121,7 +117,7 @@ class _Progress:
             return
         index = {id(w): i for i, w in enumerate(self.watchers)}
         before = [len(w.fired) for w in self.watchers]
-        watch_memory(self.reader, self.watchers, start=self.done, end=end)
+        watch_memory(self.mem, self.watchers, start=self.done, end=end)
         self.done = end
         fresh = [(m.at, index[id(w)], m) for w, n in zip(self.watchers, before)
                  for m in w.fired[n:]]

@@ -78,6 +78,9 @@ async def watch(condition: Annotated[str, Field(min_length=1, max_length=300)],
     if parsed.empty:
         raise CapabilityFailure(f"I can't tell what to watch for in {condition!r}; "
                                 f"name a word or topic, like 'tell me when he mentions the exam'")
+    if not callable(getattr(memory, "evidence", None)):
+        raise CapabilityFailure("this session's memory holds no sentences or screen lines to "
+                                "watch; attach a video memory")
     if parsed.modality == SEEN and not _sees(memory):
         raise CapabilityFailure(NO_IMAGE_MODEL)
     options = WatchOptions() if min_score is None else WatchOptions(min_score=min_score)
