@@ -124,3 +124,10 @@ def test_a_store_is_read_without_committing_its_buffer():
     source = Buffered([said("The exam.", 0, 2)])
     Watcher(WatchCondition.parse("the exam")).step(source, 3.0)
     assert source.flushed is False
+
+
+def test_a_long_name_matches_a_word_that_extends_it_but_short_words_never():
+    assert coverage(WatchCondition.parse("the Himalayas"), "mountains such as the Himalayan") == 1
+    assert coverage(WatchCondition.parse("the heart"), "sat by the hearth") == 0
+    assert coverage(WatchCondition.parse("chess"), "a hand to his chest") == 0
+    assert coverage(WatchCondition.parse("photosynthesis"), "photograph") == 0
