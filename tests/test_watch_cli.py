@@ -54,3 +54,6 @@ def test_watch_prints_alerts_and_writes_the_json_the_issue_names(lecture, tmp_pa
 def test_watch_names_the_fix_for_a_missing_video(tmp_path, capsys):
     assert main(["watch", str(tmp_path / "nope.mp4"), "--when", "x"]) == 3
     assert "no video at" in capsys.readouterr().err
+    assert main(["watch", "--memory", str(tmp_path / "empty"), "--when", "x"]) == 3
+    assert "give a VIDEO" in capsys.readouterr().err
+    assert not (tmp_path / "empty").exists()  # nothing made on the way to the error

@@ -46,7 +46,7 @@ def _watch(args: argparse.Namespace) -> int:
     from memory.store.watching import watch_video
     from venus.errors import ConfigError
 
-    if args.video is None and args.memory is None:
+    if args.video is None and (args.memory is None or not _holds_memory(args.memory)):
         raise ConfigError("give a VIDEO to watch, or --memory DIR with a finished memory")
     if args.memory is None and args.video is not None and not _is_url(args.video) \
             and not Path(args.video).exists():
@@ -70,6 +70,12 @@ def _watch(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_json(), indent=2))
     return 0
+
+
+def _holds_memory(directory: str) -> bool:
+    from memory.store.db import VERSION_FILE
+
+    return (Path(directory) / VERSION_FILE).is_file()
 
 
 def _is_url(text: str) -> bool:
