@@ -30,6 +30,7 @@ def test_standing_requests_become_a_watch(said, condition, every):
 @pytest.mark.parametrize("said, kind, capability", [
     ("Tell me when he mentioned the exam.", "answer", None),  # the past: a question
     ("Tell me when the lecture started.", "answer", None),
+    ("Tell me if there is a dog in the video.", "answer", None),  # a question about now
     ("Remind me in 5 minutes to stretch", "delegate", "set_timer"),
     ("Tell me about photosynthesis.", "answer", None),
     ("Stop watching.", "cancel", None),

@@ -54,6 +54,10 @@ _PASSIVE = re.compile(r"\b(is|are|gets?|get|be|being)\s+(\w+ed|shown|said|brough
 _PAST = re.compile(r"\b(was|were|did|had|has been|already|earlier|before now|so far|"
                    r"started|began|mentioned|said|showed|talked|came|appeared|got|explained|"
                    r"introduced|discussed|covered)\b", re.IGNORECASE)
+_EVENT = re.compile(r"\b(mention\w*|comes? up|coming up|appears?|shows? up|starts?|begins?|"
+                    r"gets? to|talks?|speaks?|says?|discuss\w*|brings? up|brought up|"
+                    r"(is|are) (shown|said|mentioned|brought up)|pops? up|turns? up|happens?)\b",
+                    re.IGNORECASE)
 _EVERY = re.compile(r"\b(every time|each time|whenever|every single time)\b", re.IGNORECASE)
 _REPEAT = re.compile(r"\b(say (that|it) again|repeat (that|it)|what did you (just )?say|"
                      r"come again|pardon)\b")
@@ -103,7 +107,8 @@ def detect_intent(text: str, now: float = 0.0) -> Intent:
 def watch_request(text: str) -> tuple[str, bool] | None:
     """"Let me know when the slide about X comes up" -> ("the slide about X comes up",
     False); "tell me every time she mentions Y" -> ("she mentions Y", True); None for
-    anything else, and for a question about the past ("tell me when he mentioned Y")."""
+    anything else, for a question about the past ("tell me when he mentioned Y") and for
+    "tell me if" with no event in it ("tell me if there is a dog": a question about now)."""
     m = _WATCH.match(" ".join(text.split()).strip().rstrip(".!?"))  # keeps the case of names
     if not m:
         return None
@@ -111,6 +116,8 @@ def watch_request(text: str) -> tuple[str, bool] | None:
                        flags=re.IGNORECASE).strip(" ,")
     if not condition or _PAST.search(_PASSIVE.sub(" ", condition)):
         return None
+    if m.group(1).lower() == "if" and not _EVENT.search(condition):
+        return None  # "tell me if there is a dog in the video": a question about now
     every = bool(_EVERY.match(m.group(1)) or _EVERY.search(condition))
     condition = _EVERY.sub(" ", condition).strip()
     return " ".join(condition.split()), every
