@@ -4,7 +4,9 @@ Under the page feed. `work_rows` reads every item of the session from the timeli
 newest first: what was asked ("Quiz on 0:00-3:32", in video time), its state in words,
 its result, and which of Cancel / Retry apply now. `work_html` lays them out with a
 Cancel and a Retry button per row, each enabled only when it can act; the panel's
-script sends ``{action, item}`` to the server (see `demos.ui`).
+script sends ``{action, item}`` to the server (see `demos.ui`). A watch ("tell me when
+...") reads as its condition and waiting / fired at M:SS (video time) / cancelled; an
+every-time watch shows one row per alert and a waiting row for the next.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from demos.labels import STATE_WORDS, work_label
+from demos.labels import STATE_WORDS, clock, work_label
 from venus.events import ResultReady, WorkItemCreated, WorkItemStateChanged, WorkState
 from venus.timeline import TimelineEntry
 
@@ -34,6 +36,7 @@ class WorkRow:
     ok: bool | None = None
     requested_at: float = 0.0
     attempt: int = 1
+    fired_at: float | None = None  # a watch: the video time of the evidence it fired on
 
     @property
     def number(self) -> str:
@@ -49,6 +52,8 @@ class WorkRow:
 
     @property
     def state_words(self) -> str:
+        if self.capability == "watch":
+            return _watch_words(self)
         if self.state is WorkState.DELIVERED and self.ok is False:
             return "Failed"
         return STATE_WORDS.get(self.state, self.state.value.title())
@@ -61,7 +66,7 @@ def work_rows(entries: Iterable[TimelineEntry], media_end: float | None = None) 
         e = entry.event
         if isinstance(e, WorkItemCreated):
             rows[e.item_id] = WorkRow(e.item_id, e.capability, dict(e.arguments),
-                                      work_label(e.capability, e.arguments, media_end),
+                                      _label(e.capability, e.arguments, media_end),
                                       WorkState.QUEUED, requested_at=entry.time)
         elif isinstance(e, WorkItemStateChanged) and e.item_id in rows:
             row = rows[e.item_id]
@@ -71,7 +76,26 @@ def work_rows(entries: Iterable[TimelineEntry], media_end: float | None = None) 
         elif isinstance(e, ResultReady) and e.item_id in rows:
             rows[e.item_id].result = e.result.summary
             rows[e.item_id].ok = e.result.ok
+            if rows[e.item_id].capability == "watch" and e.result.ok:
+                rows[e.item_id].fired_at = float(e.result.data["evidence"]["start"])
     return sorted(rows.values(), key=lambda r: -r.requested_at)
+
+
+def _label(capability: str, arguments: dict[str, Any], media_end: float | None) -> str:
+    if capability == "watch":
+        every = " (every time)" if arguments.get("every_time") else ""
+        return f"Tell me when {_short(str(arguments.get('condition', '')), 60)}{every}"
+    return work_label(capability, arguments, media_end)
+
+
+def _watch_words(r: WorkRow) -> str:
+    if r.fired_at is not None:
+        return f"Fired at {clock(r.fired_at)}"
+    if r.state is WorkState.CANCELLED:
+        return "Cancelled"
+    if r.ok is False:
+        return "Failed"
+    return "Waiting"
 
 
 def work_html(rows: Sequence[WorkRow]) -> str:

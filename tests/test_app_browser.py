@@ -382,3 +382,21 @@ def test_auth_is_required_with_the_auth_flag(browser, lectures, tmp_path):
     finally:
         server.terminate()
         server.wait(30)
+
+
+def test_a_typed_watch_is_a_work_row_that_waits_and_cancels(tab):
+    """"Tell me when ..." typed in the page: a row with the condition, Waiting, and a
+    Cancel that ends it (issue 28)."""
+    context, page = tab()
+    page.click("#venus-sample")
+    wait_text(page, "#venus-status", "Ready", INGEST_MS)
+    ask(page, "Tell me when the slide about chess comes up")
+    row = page.locator("#venus-work tr[data-state=running]")
+    row.wait_for(timeout=60_000)
+    assert "Tell me when the slide about chess comes up" in row.inner_text()
+    assert "Waiting" in row.inner_text()
+    row.locator("button.venus-cancel").click()
+    cancelled = page.locator("#venus-work tr[data-state=cancelled]")
+    cancelled.wait_for(timeout=60_000)
+    assert "Cancelled" in cancelled.inner_text()
+    context.close()

@@ -259,7 +259,8 @@ def test_a_timer_fires_later_in_session_time_and_never_goes_stale():
 
 def test_builtins_have_contracts():
     names = {c.name for c in builtin_capabilities()}
-    assert names == {"search_memory", "summarize_range", "make_quiz", "calculate", "set_timer"}
+    assert names == {"search_memory", "summarize_range", "make_quiz", "calculate", "set_timer",
+                     "watch"}
     for cap in builtin_capabilities():
         assert cap.describe()["input_schema"]["type"] == "object"
 

@@ -266,11 +266,13 @@ class MemoryReader:
         return self._recent(self.duration if at is None else at)
 
     @locked
-    def evidence(self, start: float, end: float) -> list[Evidence]:
+    def evidence(self, start: float, end: float, *, flush: bool = True) -> list[Evidence]:
         """Every sentence said and line shown in ``[start, end]`` that ends by ``end``, in
         time order; screen text repeated on most key frames (a footer) is flagged
-        ``boilerplate``. What summaries and quizzes are made from."""
-        self._sync()
+        ``boilerplate``. What summaries and quizzes are made from. ``flush=False``: read
+        only what is committed, leaving a writer's buffered chunks for their batch (a
+        watch polling every second would otherwise cut Whisper's batches to a second)."""
+        self._sync(flush)
         return evidence_between(self, start, end)
 
     @locked

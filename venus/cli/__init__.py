@@ -43,6 +43,7 @@ _COMMAND_MODULES = (
     "venus.cli.doctor",
     "venus.cli.notebooks",
     "venus.cli.library",
+    "venus.cli.watch",
 )
 
 _EPILOG = ("exit codes: 0 ok, 1 failure, 2 usage error, 3 bad input (a file, argument or "

@@ -22,6 +22,7 @@ BENCHMARKS = {
     "library": "venus.bench.library",
     "memory": "venus.bench.memory",
     "server": "venus.bench.server",
+    "proactive": "venus.bench.proactive",
     "qa": "venus.bench.qa",
 }
 

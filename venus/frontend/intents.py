@@ -7,9 +7,13 @@ finished user utterance to an `Intent` with documented keyword rules:
   ("summarize the last ten minutes", "recap"), quizzes, searches over the whole session
   ("every time", "all the times", "search the whole video"), timers and reminders
   ("remind me in 5 minutes to ...", "set a timer for 30 seconds"), arithmetic
-  ("what is 12 times 7", "calculate ..."). Each maps to a built-in capability with its
-  arguments and a short acknowledgement to say meanwhile;
-* **cancel**: "never mind", "cancel that", "forget it" (cancels the newest open item);
+  ("what is 12 times 7", "calculate ..."), standing requests ("tell me when ...", "let me
+  know if/when ...", "alert me when ...", "remind me when ...", "tell me every time ...":
+  the ``watch`` capability; "tell me when he *mentioned* ..." asks about the past and is
+  answered instead). Each maps to a built-in capability with its arguments and a short
+  acknowledgement to say meanwhile;
+* **cancel**: "never mind", "cancel that", "forget it", "stop watching" (cancels the
+  newest open item);
 * **repeat**: "say that again", "what did you say" (revise: repeat what was cut);
 * **answer**: any other question or request: answered at once, extractively, from the
   video memory;
@@ -22,7 +26,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Intent", "arithmetic_expression", "detect_intent", "parse_duration"]
+__all__ = ["Intent", "arithmetic_expression", "detect_intent", "parse_duration",
+           "watch_request"]
 
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -38,7 +43,22 @@ _OPS = [(r"\bmultiplied by\b|\btimes\b|\bx\b|×", "*"), (r"\bdivided by\b|\bover
         (r"\bplus\b|\badded to\b", "+"), (r"\bminus\b|\bless\b", "-"),
         (r"\bsquared\b", "**2"), (r"\bto the power of\b", "**")]
 _CANCEL = re.compile(r"\b(never ?mind|cancel (that|it|the)|forget (it|that|about it)|"
-                     r"don't bother|stop (the|that) (timer|search|summary|quiz))\b")
+                     r"don't bother|stop (the|that) (timer|search|summary|quiz|watch)|"
+                     r"stop watching|cancel (my|the) watch|don't (tell|remind) me)\b")
+_WATCH = re.compile(
+    r"^(?:\w+,\s*)?(?:(?:can|could|would|will) you\s+)?(?:please\s+)?"
+    r"(?:tell|let|alert|remind|notify|ping|warn|give)\s+(?:me|us)(?:\s+(?:know|a shout))?"
+    r"\s+(every time|each time|whenever|when|if|once|as soon as)\s+(.+)$", re.IGNORECASE)
+_PASSIVE = re.compile(r"\b(is|are|gets?|get|be|being)\s+(\w+ed|shown|said|brought up)\b",
+                      re.IGNORECASE)
+_PAST = re.compile(r"\b(was|were|did|had|has been|already|earlier|before now|so far|"
+                   r"started|began|mentioned|said|showed|talked|came|appeared|got|explained|"
+                   r"introduced|discussed|covered)\b", re.IGNORECASE)
+_EVENT = re.compile(r"\b(mention\w*|comes? up|coming up|appears?|shows? up|starts?|begins?|"
+                    r"gets? to|talks?|speaks?|says?|discuss\w*|brings? up|brought up|"
+                    r"(is|are) (shown|said|mentioned|brought up)|pops? up|turns? up|happens?)\b",
+                    re.IGNORECASE)
+_EVERY = re.compile(r"\b(every time|each time|whenever|every single time)\b", re.IGNORECASE)
 _REPEAT = re.compile(r"\b(say (that|it) again|repeat (that|it)|what did you (just )?say|"
                      r"come again|pardon)\b")
 _QUIZ = re.compile(r"\bquiz\b|\btest me\b|\bquestions? (for|to test) me\b")
@@ -84,7 +104,39 @@ def detect_intent(text: str, now: float = 0.0) -> Intent:
     return Intent("none", text)
 
 
+def watch_request(text: str) -> tuple[str, bool] | None:
+    """"Let me know when the slide about X comes up" -> ("the slide about X comes up",
+    False); "tell me every time she mentions Y" -> ("she mentions Y", True); None for
+    anything else, for a question about the past ("tell me when he mentioned Y") and for
+    "tell me if" with no event in it ("tell me if there is a dog": a question about now)."""
+    m = _WATCH.match(" ".join(text.split()).strip().rstrip(".!?"))  # keeps the case of names
+    if not m:
+        return None
+    condition = re.sub(r"[,\s]+(please|thanks|thank you)$", "", m.group(2),
+                       flags=re.IGNORECASE).strip(" ,")
+    if not condition or _PAST.search(_PASSIVE.sub(" ", condition)):
+        return None
+    if m.group(1).lower() == "if" and not _EVENT.search(condition):
+        return None  # "tell me if there is a dog in the video": a question about now
+    every = bool(_EVERY.match(m.group(1)) or _EVERY.search(condition))
+    condition = _EVERY.sub(" ", condition).strip()
+    return " ".join(condition.split()), every
+
+
+def _watch(t: str, text: str) -> Intent | None:
+    parsed = watch_request(text)
+    if parsed is None:
+        return None
+    condition, every = parsed
+    ack = (f"Sure, I'll tell you every time {condition}." if every
+           else f"Sure, I'll let you know when {condition}.")
+    return Intent("delegate", text, "watch", {"condition": condition, "every_time": every}, ack)
+
+
 def _delegation(t: str, text: str, now: float) -> Intent | None:
+    watched = _watch(t, text)
+    if watched is not None:
+        return watched
     if _TIMER.search(t):
         seconds = parse_duration(t) or 60.0
         message = _reminder_message(text)

@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 IdempotencyRule = Callable[[dict[str, Any]], str]
+FollowUp = Callable[[dict[str, Any], WorkResult], "dict[str, Any] | None"]
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,8 @@ class Capability:
                  retry: RetryPolicy | None = None, side_effects: bool = False,
                  idempotency_key: IdempotencyRule | None = None,
                  policy: DeliveryPolicy = DeliveryPolicy.WHEN_FLOOR_FREE,
-                 refresh_on_new_evidence: bool = False, perishable: bool = True) -> None:
+                 refresh_on_new_evidence: bool = False, perishable: bool = True,
+                 follow_up: FollowUp | None = None) -> None:
         self.fn = fn
         self.name = name or fn.__name__
         self.description = description or _first_paragraph(fn.__doc__) or self.name
@@ -81,6 +83,9 @@ class Capability:
         self.policy = DeliveryPolicy(policy)
         self.refresh_on_new_evidence = refresh_on_new_evidence
         self.perishable = perishable  # False: results never go stale (reminders)
+        # A standing request: once a result is delivered, the harness asks for the same
+        # capability again with the arguments this returns (None: the request ends).
+        self.follow_up = follow_up
         self._key_rule = idempotency_key
         self.is_async = inspect.iscoroutinefunction(fn)
         self.input_model, self._context_param, returns = _contract(fn, self.name)

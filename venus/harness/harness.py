@@ -322,6 +322,7 @@ class Harness:
         if complete:
             channel.record(ResultDelivered(item.item_id, utterance_id))
             channel.move(item, WorkState.DELIVERED)
+            self._follow_up(channel, item)
             return
         back = WorkState.COMPLETED if item.result is not None and item.result.ok else WorkState.FAILED
         item.verdict = None
@@ -335,4 +336,16 @@ class Harness:
                 channel.record(PlaybackAcknowledged("", item_id, via="context"))
                 channel.record(ResultDelivered(item_id, None, via="context"))
                 channel.move(item, WorkState.DELIVERED)
+                self._follow_up(channel, item)
         channel.context.clear()
+
+    def _follow_up(self, channel: BackgroundChannel, item: WorkItem) -> None:
+        """A standing request goes on after each delivery (a watch that fires every
+        time): the same capability, asked again with the arguments it names."""
+        cap = self.registry.get(item.capability)
+        if cap is None or cap.follow_up is None or item.result is None or not item.result.ok \
+                or channel.closed:
+            return
+        arguments = cap.follow_up(dict(item.arguments), item.result)
+        if arguments is not None:
+            self.submit(channel, DelegationRequest.new(cap.name, arguments, policy=item.policy))
