@@ -129,6 +129,7 @@ class EmbeddedFrontend:
         self._turn: list[Word] = []
         self._turn_start: float | None = None
         self._held_words: list[Event] = []  # words of the open turn, recorded once settled
+        self._speech_span: tuple[float, float] | None = None  # user speech not yet reported
         self._ignore_turn = False
         self._released_kind: OverlapKind | None = None  # of the overlap let pass last
         self._after_interrupt = False
@@ -183,10 +184,15 @@ class EmbeddedFrontend:
     # -- what was perceived ----------------------------------------------------------
     def _perceived(self, frame: PerceptionFrame, chunk: VideoChunk) -> list[Event]:
         events: list[Event] = []
-        if frame.had_speech:
+        if frame.had_speech:  # one SpeechDetected per stretch, at its end or the second's
             start = frame.onsets[0] if frame.onsets else chunk.start
             end = frame.offsets[-1] if frame.offsets and not frame.speaking else chunk.end
-            events.append(SpeechDetected(start, max(start, end)))
+            begun = self._speech_span[0] if self._speech_span else start
+            self._speech_span = (begun, max(begun, end))
+        whole_second = abs(chunk.end - round(chunk.end)) < 1e-6
+        if self._speech_span and (whole_second or not frame.speaking):
+            events.append(SpeechDetected(*self._speech_span))
+            self._speech_span = None
         if frame.prosody.rms_db is not None:
             self._turn_quiet.append(frame.prosody.quieter)
         if frame.final_words:

@@ -43,6 +43,7 @@ from venus.frontend.floor import early_stop, murmur
 from venus.perception import PerceptionFrame, UserPerception, lexical_cues
 from venus.perception.transcription import AsrJob
 from venus.speech import EchoCanceller, EchoOptions, OutputControl, SpeechOutput, TimedTextOutput
+from venus.speech.base import PlaybackReport
 
 __all__ = ["DuplexIO", "DuplexOptions", "GatePolicy", "OverlapGate"]
 
@@ -237,6 +238,7 @@ class DuplexIO:
         # the user holds the floor: speaking, or their turn's words or end still to come
         # (a background result waits for the reply to their turn, not only for silence)
         self.user_turn = False
+        self.played: list[PlaybackReport] = []  # what the output reported while heard
         if self._partials_in_overlap:
             # Requested here, after the gate, instead of on every chunk (see DuplexOptions).
             perception.config = replace(perception.config, partials=False)
@@ -256,7 +258,7 @@ class DuplexIO:
                 self.perception.request_partial()
         control, closed = self.control, None
         if control is not None:
-            control.advance(chunk.end)
+            self.played += control.advance(chunk.end)
             if self.gate is not None and self.gate.episode is not None and not control.busy:
                 # The assistant's turn is over: what the user says now is a turn, not an
                 # overlap (the frontend judges it whole once its words are in).
@@ -267,6 +269,11 @@ class DuplexIO:
         return DuplexFrame(heard, frame, self.gate.episode if self.gate else None,
                            self.output.busy, control.heard_so_far() if control else None,
                            closed)
+
+    def take_played(self) -> list[PlaybackReport]:
+        """The output's reports (started, finished, stopped) since the last call."""
+        played, self.played = self.played, []
+        return played
 
     def settle(self, decision: Decision, now: float) -> None:
         """Apply the frontend's decision: its verdict on the open overlap (see the module

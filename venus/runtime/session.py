@@ -264,6 +264,7 @@ class Session:
             self._record_chunk()
         elif not self._per_hop:  # a frontend that decides per chunk: hear the hop only
             await self.clock.run_sync(self._hear, hop)
+            self._on_reports(self.duplex.take_played())
             return
         tick = self._background_tick()
         view = build_view(self.timeline, self.link, chunk_index=hop.index,
@@ -271,6 +272,7 @@ class Session:
                           offers=tick.offers, context=tick.context)
         self._view_seq = self.timeline.next_seq
         decision = await self.clock.run_sync(self._decide, hop, view)
+        self._on_reports(self.duplex.take_played())  # playback as the sink reported it
         self.link.acknowledge_context()
         tally.tokens.append(decision.token)
         self._apply(decision, hop.index, chunk_token(tally.tokens) if complete else None)

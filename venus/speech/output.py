@@ -151,11 +151,12 @@ class AudioSpeechOutput:
     # -- control at sample resolution --------------------------------------------------
     def advance(self, until: float) -> list[PlaybackReport]:
         """The input up to ``until`` has been seen (and any pause in it scheduled): play
-        up to there. From the first call on, `poll` waits for these calls."""
+        up to there, and report what started, finished or stopped meanwhile (at the
+        sink's own sample times). From the first call on, `poll` waits for these calls."""
         self._following = True
         self._input_until = max(self._input_until, _sample(until))
         self._commit(self._input_until)
-        return []
+        return self._take()
 
     def duck(self, at: float) -> None:
         self._schedule(at, "duck")
@@ -235,6 +236,12 @@ class AudioSpeechOutput:
     def _commit(self, until: int) -> None:
         if until > self._state.horizon:
             self._run(self._state, until, self._write, self._emit)
+        s = self._state
+        if s.current is None and s.queue and s.queue[0].queued_at <= s.horizon and not s.paused:
+            # due now: it starts at the horizon, reported at once (not when its first
+            # samples are committed on the next hop)
+            s.current = _Cursor(s.queue.pop(0))
+            self._emit(s.current.track, PlaybackStatus.STARTED, s.horizon, s.current)
 
     def _run(self, s: _State, until: int, sink: Callable[[int, np.ndarray], None],
              emit: Emit) -> None:
