@@ -22,8 +22,8 @@ import numpy as np
 from memory import Note, NotesMemory, VideoMemory
 from memory.audio import write_wav
 from memory.errors import StoreWriteError
-from memory.store.faults import writing
 from memory.media import SAMPLE_RATE
+from memory.store.faults import writing
 from venus.clock import Clock, SimulatedClock
 from venus.factory import AssistantModels, AssistantOptions, assistant, shared_models
 from venus.frontend.base import Frontend
