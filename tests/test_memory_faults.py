@@ -238,3 +238,26 @@ def test_a_read_only_disk_is_one_sentence(small_disk):
                        match=r"is not writable \(read-only file system\): make it writable "
                              r"or use a writable directory\.$"):
         VideoMemory.create(small_disk / "mem", _models(), _OPTIONS)
+
+
+def test_a_library_video_stopped_by_a_full_disk_resumes_when_added_again(tmp_path,
+                                                                          monkeypatch):
+    from memory.library import VideoLibrary
+    from memory.library.batch import _disk_fault
+
+    chunks = _stream()
+    disk = _FailingSaves(monkeypatch, nth=5)
+    with VideoLibrary.create(tmp_path / "lib", _models(), _OPTIONS) as lib:
+        with pytest.raises(StoreFullError, match=r"videos/00000-talk is full"):
+            lib.add(chunks, video_id="talk")
+        assert lib.video("talk").state == "ingesting"
+    disk.heal()
+    with VideoLibrary.open(tmp_path / "lib", _models(), _OPTIONS) as lib:
+        record = lib.add(chunks, video_id="talk")  # the video's memory resumes
+        assert record.state == "ready" and record.duration == len(chunks)
+    # a batch stops at the first disk fault, also when Ray wraps it (as ``cause``)
+    fault = StoreFullError("/lib/videos/x")
+    wrapped = RuntimeError("task failed")
+    wrapped.cause = fault
+    assert _disk_fault(fault) is fault and _disk_fault(wrapped) is fault
+    assert _disk_fault(RuntimeError("a bad video")) is None
