@@ -354,8 +354,8 @@ class VideoMemory(MemoryReader):
             try:
                 self.checkpoint()
             except StoreWriteError as exc:  # a cache of SQLite's rows: rebuilt on open
-                logger.warning("%s (the vector index is rebuilt from the committed rows "
-                               "when the memory is opened again)", exc)
+                logger.info("%s (the vector index is rebuilt from the committed rows when "
+                            "the memory is opened again)", exc)
         finally:
             if self._pipeline is not None:
                 self._pipeline.close()
