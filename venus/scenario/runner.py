@@ -115,11 +115,16 @@ def run_scenario(scenario: Scenario, out_dir: str | Path | None = None, *,
             live.close()
     mic = room.input_audio()
     played = _aligned(output.waveform(), len(mic))
+    faults = [f for f in (feed.fault if feed else None, timeline.write_fault) if f]
     if out is not None:
-        write_wav(out / "input.wav", mic)
-        write_wav(out / "output.wav", played)
-    if feed is not None and feed.fault is not None:
-        raise feed.fault  # the session ended on it (recorded); the caller says it once
+        try:
+            with writing(out, "output directory"):
+                write_wav(out / "input.wav", mic)
+                write_wav(out / "output.wav", played)
+        except StoreWriteError as exc:
+            faults.append(exc)
+    if faults:  # the first (the memory's ended the session: recorded); the caller says it
+        raise faults[0]
     return ScenarioRun(scenario, summary, timeline, mic, played,
                        [p for p in room.placed if p is not None], output, session.frontend,
                        session)
