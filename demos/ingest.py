@@ -59,8 +59,10 @@ class IngestJob:
 
     def __init__(self, path: Path, memory, total_s: float, now: Callable[[], float],
                  name: str = "", *, retry_s: float = 5.0,
-                 can_write: Callable[[Path], bool] | None = None) -> None:
+                 can_write: Callable[[Path], bool] | None = None,
+                 workdir: Path | None = None) -> None:
         self.path, self.memory, self.name = Path(path), memory, name or Path(path).name
+        self.workdir = workdir  # the app's work directory: what a disk fault names
         self.retry_s = retry_s  # how often a stalled job tries the disk again
         self._can_write = can_write or can_write_to
         self.total_s = max(1.0, float(total_s))
@@ -139,7 +141,8 @@ class IngestJob:
     def _stall(self, exc: StoreWriteError) -> bool:
         """Wait for the disk; False when cancelled meanwhile."""
         told = exc.retold(flag="--workdir DIR",
-                          resume="watching resumes by itself when it can write again")
+                          resume="watching resumes by itself when it can write again",
+                          **_named(self.workdir))
         with self._lock:
             self._state, self._error = "stalled", str(told)
         directory = Path(exc.directory)
@@ -219,6 +222,12 @@ class IngestPool:
         for job in waiting:
             job.cancel()
         self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _named(workdir: Path | None) -> dict:
+    """A disk fault named by the app's work directory (the operator's ``--workdir``),
+    not by a session's own folder inside it."""
+    return {} if workdir is None else {"directory": workdir, "place": "app's work directory"}
 
 
 def can_write_to(directory: Path, size: int = 1 << 20) -> bool:

@@ -42,6 +42,7 @@ from memory import Answer, MemoryModels, Moment, VideoMemory
 from memory.errors import MemoryToolkitError, StoreWriteError
 from memory.media import VideoChunk
 from memory.store.config import StoreOptions
+from memory.store.faults import discard, writing
 from memory.store.keyframes import KeyFrameOptions
 from memory.store.speech import SpeechOptions
 from venus.clock import Clock, WallClock
@@ -108,6 +109,7 @@ class AppSession:
         root = self.options.root
         if root is not None:
             Path(root).mkdir(parents=True, exist_ok=True)
+        self.workdir = Path(root) if root is not None else Path(tempfile.gettempdir())
         self.directory = Path(tempfile.mkdtemp(prefix=f"venus-app-{_safe(session_id)}-",
                                                dir=root))
         self.mode = "idle"
@@ -141,10 +143,16 @@ class AppSession:
             self._check_open()
             self._reset("file")
             local = self.directory / f"video-{self._generation}{Path(path).suffix.lower()}"
-            shutil.copyfile(path, local)
+            try:
+                with writing(self.directory, "app's work directory"):
+                    shutil.copyfile(path, local)
+            except StoreWriteError as exc:  # refused as an upload: the banner says it
+                discard(local)
+                raise exc.retold(flag="--workdir DIR", resume="", directory=self.workdir) \
+                    from exc.__cause__
             self.video_path, self.video_name = local, name or Path(path).name
             self.job = IngestJob(local, self.memory, seconds_of(info.duration), self.now,
-                                 self.video_name)
+                                 self.video_name, workdir=self.workdir)
             self.pool.submit(self.job)
             self.start()
         return local
@@ -323,7 +331,8 @@ class AppSession:
 
     def _disk_fault(self, exc: StoreWriteError | None) -> None:
         told = None if exc is None else str(exc.retold(
-            flag="--workdir DIR", resume="the camera is remembered again when it can write"))
+            flag="--workdir DIR", resume="the camera is remembered again when it can write",
+            directory=self.workdir, place="app's work directory"))
         if told != self.fault:
             self.fault = told
             self.changes.notify()

@@ -49,12 +49,13 @@ def test_a_full_disk_stalls_the_upload_with_one_sentence_then_it_resumes(
             disk.heal()
         return disk.healed and can_write_to(directory)
 
-    job = IngestJob(video, mem, 24, lambda: 0.0, "noise.mp4", retry_s=0.0, can_write=can_write)
+    job = IngestJob(video, mem, 24, lambda: 0.0, "noise.mp4", retry_s=0.0, can_write=can_write,
+                    workdir=tmp_path)
     job.run()
     stalled = seen[0]
     assert stalled.state == "stalled"
     assert stalled.error == (
-        f"The memory directory {tmp_path / 'mem'} is full: free space there or pass --workdir "
+        f"The app's work directory {tmp_path} is full: free space there or pass --workdir "
         f"DIR on another disk; what was committed is kept and watching resumes by itself "
         f"when it can write again.")
     assert job.progress().state == "done" and job.progress().error == ""
@@ -90,8 +91,8 @@ def test_the_camera_banner_says_the_disk_is_full_and_clears_when_it_writes_again
         app._writer.submit(lambda: None).result()
         status = app.status()
         assert status.kind == "error"
-        assert status.text.startswith(f"⚠️ The memory directory {app.memory.directory} is "
-                                      f"full: free space there or pass --workdir DIR")
+        assert status.text.startswith(f"⚠️ The app's work directory {tmp_path} is full: free "
+                                      f"space there or pass --workdir DIR on another disk")
         assert status.text.endswith("the camera is remembered again when it can write.")
         answer = app._answer("what was on screen?", 6.0)  # the conversation goes on
         assert "couldn't look that up" not in answer
