@@ -9,6 +9,11 @@ embedded models are shared by every memory of the process; each memory owns its 
 streaming state (VAD stream, speech buffer, key-frame detector), so two ingests run side
 by side and one tab's camera never waits behind another tab's upload.
 
+A full or read-only disk under the memory stalls the job instead of failing it: what
+was committed stays (and can be asked about), the banner says the one sentence of the
+`memory.errors.StoreWriteError`, and the job tries a small write every ``retry_s``;
+once one succeeds it watches on from the memory's last committed chunk.
+
 Closing a tab cancels its job: a queued job never starts; a running one stops at the
 next chunk, and `IngestJob.wait` returns once it no longer touches the memory, so the
 memory is closed only after that (no "closed database" from a worker).
@@ -24,17 +29,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from memory.errors import MemoryToolkitError
+from memory.errors import MemoryToolkitError, StoreWriteError
 
-__all__ = ["IngestJob", "IngestPool", "Progress"]
+__all__ = ["IngestJob", "IngestPool", "Progress", "can_write_to"]
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class Progress:
-    """``state``: queued, running, done, cancelled or failed; ``ahead``: jobs in line
-    before this one (queued only); ``eta_s``: seconds left, once there is a rate."""
+    """``state``: queued, running, stalled (the memory's disk is full or not writable:
+    ``error`` says it), done, cancelled or failed; ``ahead``: jobs in line before this
+    one (queued only); ``eta_s``: seconds left, once there is a rate."""
 
     state: str
     done_s: float
@@ -52,8 +58,13 @@ class IngestJob:
     """One video file into one memory; ``now`` is the clock the ETA is measured on."""
 
     def __init__(self, path: Path, memory, total_s: float, now: Callable[[], float],
-                 name: str = "") -> None:
+                 name: str = "", *, retry_s: float = 5.0,
+                 can_write: Callable[[Path], bool] | None = None,
+                 workdir: Path | None = None) -> None:
         self.path, self.memory, self.name = Path(path), memory, name or Path(path).name
+        self.workdir = workdir  # the app's work directory: what a disk fault names
+        self.retry_s = retry_s  # how often a stalled job tries the disk again
+        self._can_write = can_write or can_write_to
         self.total_s = max(1.0, float(total_s))
         self._now = now
         self._lock = threading.Lock()
@@ -105,7 +116,7 @@ class IngestJob:
             self._state = "running"
             self._started = self._now()
         try:
-            state = self._watch()
+            state = self._watch_until_written()
         except MemoryToolkitError as exc:  # a bad stretch of file: keep what was read
             logger.warning("ingest of %s stopped: %s", self.name, exc)
             state, self._error = "failed", str(exc)
@@ -116,10 +127,39 @@ class IngestJob:
             self._state = state
         self._finished.set()
 
+    def _watch_until_written(self) -> str:
+        """`_watch`, stalled (not failed) by a full or read-only disk, and resumed from
+        the last committed chunk once the disk takes a write again."""
+        while True:
+            try:
+                return self._watch()
+            except StoreWriteError as exc:
+                logger.warning("ingest of %s stalled: %s", self.name, exc)
+                if not self._stall(exc):
+                    return "cancelled"
+
+    def _stall(self, exc: StoreWriteError) -> bool:
+        """Wait for the disk; False when cancelled meanwhile."""
+        told = exc.retold(flag="--workdir DIR",
+                          resume="watching resumes by itself when it can write again",
+                          **_named(self.workdir))
+        with self._lock:
+            self._state, self._error = "stalled", str(told)
+        directory = Path(exc.directory)
+        while not self._cancel.wait(self.retry_s):
+            if self._can_write(directory):
+                with self._lock:
+                    self._state, self._error = "running", ""
+                return True
+        return False
+
     def _watch(self) -> str:
         from memory.video import open_video
 
-        with open_video(self.path) as source:
+        # From the memory's resume point: a stalled job resumes without decoding again
+        # what was committed (`VideoMemory.ingest` on a path starts there too).
+        start = float(getattr(self.memory, "resume_index", 0))
+        with open_video(self.path, start=start) as source:
             # A file goes in by the memory's file path (`VideoMemory.ingest`): speech in
             # file batches, cheaper per second than `add`'s 30 s live ones.
             self.memory.ingest(self._chunks(source), finish=False)
@@ -182,6 +222,33 @@ class IngestPool:
         for job in waiting:
             job.cancel()
         self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _named(workdir: Path | None) -> dict:
+    """A disk fault named by the app's work directory (the operator's ``--workdir``),
+    not by a session's own folder inside it."""
+    return {} if workdir is None else {"directory": workdir, "place": "app's work directory"}
+
+
+def can_write_to(directory: Path, size: int = 1 << 20) -> bool:
+    """Whether ``directory`` takes a write of ``size`` bytes now (the file is removed)."""
+    import os
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=".venus-space-", dir=directory)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(b"\0" * size)
+            f.flush()
+            os.fsync(f.fileno())
+        return True
+    except OSError:
+        return False
+    finally:
+        os.unlink(name)
 
 
 def seconds_of(duration: float | None) -> float:

@@ -39,9 +39,10 @@ from demos.live import LiveSource
 from demos.results import Cited
 from demos.uploads import check_upload, sample_lecture
 from memory import Answer, MemoryModels, Moment, VideoMemory
-from memory.errors import MemoryToolkitError
+from memory.errors import MemoryToolkitError, StoreWriteError
 from memory.media import VideoChunk
 from memory.store.config import StoreOptions
+from memory.store.faults import discard, writing
 from memory.store.keyframes import KeyFrameOptions
 from memory.store.speech import SpeechOptions
 from venus.clock import Clock, WallClock
@@ -108,6 +109,7 @@ class AppSession:
         root = self.options.root
         if root is not None:
             Path(root).mkdir(parents=True, exist_ok=True)
+        self.workdir = Path(root) if root is not None else Path(tempfile.gettempdir())
         self.directory = Path(tempfile.mkdtemp(prefix=f"venus-app-{_safe(session_id)}-",
                                                dir=root))
         self.mode = "idle"
@@ -115,6 +117,7 @@ class AppSession:
         self.video_name = ""
         self.job: IngestJob | None = None
         self.error: str | None = None
+        self.fault: str | None = None  # the camera's memory disk is full or not writable
         self.answers: dict[str, Answer] = {}  # reply text -> the answer it came from
         self.cleared_at = 0  # the chat shows timeline entries from this one on
         self._generation = 0
@@ -140,10 +143,16 @@ class AppSession:
             self._check_open()
             self._reset("file")
             local = self.directory / f"video-{self._generation}{Path(path).suffix.lower()}"
-            shutil.copyfile(path, local)
+            try:
+                with writing(self.directory, "app's work directory"):
+                    shutil.copyfile(path, local)
+            except StoreWriteError as exc:  # refused as an upload: the banner says it
+                discard(local)
+                raise exc.retold(flag="--workdir DIR", resume="", directory=self.workdir) \
+                    from exc.__cause__
             self.video_path, self.video_name = local, name or Path(path).name
             self.job = IngestJob(local, self.memory, seconds_of(info.duration), self.now,
-                                 self.video_name)
+                                 self.video_name, workdir=self.workdir)
             self.pool.submit(self.job)
             self.start()
         return local
@@ -239,7 +248,11 @@ class AppSession:
         self._stop_ingest()
         self._stop_runner()
         self._writer.submit(lambda: None).result()  # camera chunks already queued land first
-        self.memory.close()
+        try:
+            self.memory.close()
+        except MemoryToolkitError as exc:  # a full disk: what was committed stays there
+            logger.warning("closing the memory of %s: %s", self.session_id, exc)
+        self.fault = None
         self._generation += 1
         self.mode = mode
         self.error = None
@@ -308,10 +321,21 @@ class AppSession:
             try:
                 if memory is self.memory and not self.closed:
                     memory.add(chunk)
+                    self._disk_fault(None)
+            except StoreWriteError as exc:  # camera seconds go unremembered until it writes
+                self._disk_fault(exc)
             finally:
                 with self._count_lock:
                     self._backlog -= 1
         self._writer.submit(add)
+
+    def _disk_fault(self, exc: StoreWriteError | None) -> None:
+        told = None if exc is None else str(exc.retold(
+            flag="--workdir DIR", resume="the camera is remembered again when it can write",
+            directory=self.workdir, place="app's work directory"))
+        if told != self.fault:
+            self.fault = told
+            self.changes.notify()
 
     # -- reading (for the UI) --------------------------------------------------------------
     def entries(self) -> tuple[TimelineEntry, ...]:
@@ -400,6 +424,8 @@ class AppSession:
             return Status("loading", f"Watching {name}: {p.fraction:.0%} ({clock(p.done_s)} of "
                           f"{clock(p.total_s)}){eta}. You can ask about the part watched.",
                           p.fraction)
+        if p.state == "stalled":  # the disk: its sentence says the fix and what goes on
+            return Status("error", f"⚠️ {p.error}", p.fraction)
         if p.state == "failed":
             return Status("error", f"⚠️ Stopped watching {name} at {clock(p.done_s)}: "
                           f"{p.error}. Ask about the part watched, or upload it again.")
@@ -409,6 +435,8 @@ class AppSession:
 
     def _camera_status(self) -> Status:
         runner = self._runner
+        if self.fault:
+            return Status("error", f"⚠️ {self.fault}")
         if runner is None:
             return Status("camera", "Camera stopped.")
         last = runner.source.last_frame_at

@@ -20,10 +20,15 @@ onnxruntime, ...) are translated where they enter our code.
     │   ├── SubtitleError          a subtitle file or track cannot be read
     │   └── CameraError            a live camera cannot be opened or stopped delivering
     ├── StoreError                 a memory directory cannot be used
+    │   └── StoreWriteError        a write into it failed; what was committed stays
+    │       ├── StoreFullError     the disk (or quota) is full: ENOSPC, SQLITE_FULL
+    │       └── StoreNotWritableError  permission denied or a read-only file system
     └── NotesError                 notes given to a NotesMemory are malformed
 """
 
 from __future__ import annotations
+
+import os
 
 __all__ = [
     "AudioFormatError",
@@ -37,6 +42,9 @@ __all__ = [
     "NotAVideoError",
     "NotesError",
     "StoreError",
+    "StoreFullError",
+    "StoreNotWritableError",
+    "StoreWriteError",
     "SubtitleError",
     "TruncatedVideoError",
     "VideoError",
@@ -118,6 +126,71 @@ class CameraError(VideoError):
 
 class StoreError(MemoryToolkitError):
     """A memory directory cannot be created, opened or written."""
+
+
+class StoreWriteError(StoreError):
+    """A write into a memory (or library) directory failed for a reason outside our code.
+
+    Raised by `memory.store.faults.writing`, which translates the `OSError` (or SQLite
+    error) at the place we write. The message is one sentence naming the directory and
+    the fix; every batch committed before the failure is kept, and opening the directory
+    again resumes after the last of them. A command line tells the fix in its own flag
+    (``flag="--memory"``) and its own way to go on (``resume``) with `retold`. Pickles by
+    its fields (a batch worker process raises it).
+    """
+
+    def __init__(self, directory: str | os.PathLike, reason: str = "", *,
+                 flag: str | None = None, resume: str = "opening it again resumes",
+                 place: str = "memory directory") -> None:
+        self.directory = str(directory)
+        self.reason = reason
+        self.flag, self.resume, self.place = flag, resume, place
+        super().__init__(self._sentence())
+
+    def _sentence(self) -> str:  # pragma: no cover - each subclass says its problem
+        raise NotImplementedError
+
+    def _kept(self) -> str:
+        return f"; what was committed is kept and {self.resume}" if self.resume else ""
+
+    def retold(self, *, directory: str | os.PathLike | None = None, flag: str | None = None,
+               resume: str | None = None, place: str | None = None) -> StoreWriteError:
+        """The same fault told another way (a command's flag, a library's directory)."""
+        told = type(self)(self.directory if directory is None else directory, self.reason,
+                          flag=self.flag if flag is None else flag,
+                          resume=self.resume if resume is None else resume,
+                          place=self.place if place is None else place)
+        told.__cause__ = self.__cause__
+        return told
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), self.directory, self.reason, self.flag, self.resume,
+                           self.place))
+
+
+def _rebuild(cls, directory, reason, flag, resume, place):
+    return cls(directory, reason, flag=flag, resume=resume, place=place)
+
+
+class StoreFullError(StoreWriteError):
+    """The disk (or the user's quota) holding the directory is full."""
+
+    def _sentence(self) -> str:
+        elsewhere = f"pass {self.flag} on another disk" if self.flag else \
+            "use a directory on another disk"
+        return (f"The {self.place} {self.directory} is full: free space there or "
+                f"{elsewhere}{self._kept()}.")
+
+
+class StoreNotWritableError(StoreWriteError):
+    """The directory cannot be written: permission denied, or a read-only file system."""
+
+    def _sentence(self) -> str:
+        why = f" ({self.reason})" if self.reason else ""
+        elsewhere = f"pass a writable {self.flag}" if self.flag else \
+            "use a writable directory"
+        return (f"The {self.place} {self.directory} is not writable{why}: make it writable "
+                f"or {elsewhere}{self._kept()}.")
 
 
 class NotesError(MemoryToolkitError, ValueError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -101,6 +102,19 @@ def test_time_never_goes_backwards():
 def test_record_without_a_time_or_clock_is_a_bug():
     with pytest.raises(ValueError, match="needs a time"):
         Timeline("s1").record(MemoryUpdated(1))
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_a_full_disk_stops_the_timeline_file_not_the_session():
+    from memory.errors import StoreFullError
+
+    timeline = Timeline("s1", "/dev/full")  # every write there fails with ENOSPC
+    timeline.record(SessionStarted("simulated", "fake"), time=0.0)
+    timeline.record(MemoryUpdated(1), time=1.0)
+    assert len(timeline.entries) == 2  # the conversation reads these: it goes on
+    assert isinstance(timeline.write_fault, StoreFullError)
+    assert str(timeline.write_fault) == ("The output directory /dev is full: free space "
+                                         "there or use a directory on another disk.")
 
 
 def test_each_event_is_on_disk_as_soon_as_it_is_recorded(tmp_path):

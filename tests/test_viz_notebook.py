@@ -157,7 +157,8 @@ def test_bench_command_maps_options_to_flags(tmp_path):
 
 def test_run_benchmark_reports_a_failed_run(tmp_path):
     out = io.StringIO()
-    with pytest.raises(vn.BenchmarkFailed, match="exited with status 2"):
+    with pytest.raises(vn.BenchmarkFailed, match="exited with status 2: unrecognized "
+                       "arguments: --no-such-flag 1$"):  # the command's own sentence
         vn.run_benchmark("memory", {"no_such_flag": 1}, stream=out)
     assert "unrecognized arguments" in out.getvalue()
 
@@ -267,5 +268,9 @@ def test_overlap_playground_runs_a_scenario_and_reports_the_outcome(capsys):
     assert outcome == vn.overlap_outcome(run)
     page = vn.outcomes_html([outcome])
     assert "interruption" in page and "right" in page
-    shown = capsys.readouterr().out  # outside a kernel the Output widget passes displays on
+    shown = capsys.readouterr().out  # shown in the cell, not in the panel's output area
     assert shown.count("Audio object") == 2 and "Figure(" in shown
+    controls[2].click()  # the Run button: the panel's knobs, shown in its output area
+    assert len(playground.runs) == 2 and playground.runs[-1][1].kind == "interruption"
+    shown = capsys.readouterr().out  # outside a kernel the Output widget passes displays on
+    assert shown.count("Audio object") == 2

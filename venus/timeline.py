@@ -26,6 +26,7 @@ from typing import IO, Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from memory.errors import StoreWriteError
 from venus.errors import TimelineFormatError
 from venus.events import EVENT_TYPES, Event
 
@@ -50,6 +51,7 @@ class Timeline:
         self._fsync = fsync
         self._entries: list[TimelineEntry] = []
         self._file: IO[str] | None = None
+        self.write_fault: StoreWriteError | None = None  # the file stopped: disk full
         self._listeners: list[Callable[[TimelineEntry], None]] = []
 
     # -- writing -------------------------------------------------------------------
@@ -71,7 +73,7 @@ class Timeline:
         time = max(float(time), self.last_time)  # causal order even across clocks
         entry = TimelineEntry(self.session_id, len(self._entries), time, event)
         self._entries.append(entry)
-        if self.path is not None:
+        if self.path is not None and self.write_fault is None:
             self._write(entry)
         for listener in self._listeners:
             listener(entry)
@@ -87,13 +89,34 @@ class Timeline:
             self._file = None
 
     def _write(self, entry: TimelineEntry) -> None:
-        if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.path, "a", encoding="utf-8")
-        self._file.write(entry.to_json() + "\n")
-        self._file.flush()
-        if self._fsync:
-            os.fsync(self._file.fileno())
+        try:
+            if self._file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(self.path, "a", encoding="utf-8")
+            self._file.write(entry.to_json() + "\n")
+            self._file.flush()
+            if self._fsync:
+                os.fsync(self._file.fileno())
+        except OSError as exc:
+            self._stop_writing(exc)
+
+    def _stop_writing(self, exc: OSError) -> None:
+        """A full or read-only disk stops the file, not the session: the entries go on in
+        memory (what the conversation reads) and ``write_fault`` says why the file ends
+        early; any other error is ours and is raised."""
+        from memory.store.faults import as_store_fault
+
+        fault = as_store_fault(exc, self.path.parent, "output directory")
+        if fault is None:
+            raise exc
+        self.write_fault = fault.retold(resume="")  # nothing resumes a timeline file
+        self.write_fault.__cause__ = exc
+        logger.info("%s (the timeline file %s stops here; the session goes on)",
+                    self.write_fault, self.path)
+        try:
+            self.close()
+        except OSError:
+            self._file = None
 
     # -- reading -------------------------------------------------------------------
 

@@ -312,9 +312,13 @@ class FaissIndex:
         if self._ivf is not None:
             state.update(self._ivf.state())
         tmp = f"{path}.tmp"
-        with open(tmp, "wb") as f:
-            np.savez(f, **state)
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "wb") as f:
+                np.savez(f, **state)
+            os.replace(tmp, path)
+        except BaseException:
+            _discard(tmp)  # a full disk leaves no half-written checkpoint behind
+            raise
 
     @classmethod
     def load(cls, path: str, options: IndexOptions | None = None) -> FaissIndex:
@@ -388,3 +392,10 @@ def _inside(ids: np.ndarray, ranges: list[tuple[int, int]] | None) -> np.ndarray
             hit |= (ids >= lo) & (ids < hi)
         ok &= hit
     return ok
+
+
+def _discard(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

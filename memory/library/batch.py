@@ -28,7 +28,7 @@ from typing import Any
 
 from typing_extensions import Self
 
-from memory.errors import MissingExtraError, StoreError
+from memory.errors import MissingExtraError, StoreError, StoreWriteError
 
 __all__ = ["BatchResult", "VideoJob", "VideoResult", "find_videos", "ingest_video",
            "ingest_videos"]
@@ -198,9 +198,21 @@ def _finish(library, job: VideoJob, res: VideoResult, result: BatchResult, bar) 
 
 
 def _fail(job: VideoJob, err: BaseException, result: BatchResult, bar) -> None:
+    fault = _disk_fault(err)
+    if fault is not None:  # every other video would meet the same disk: stop the batch
+        raise fault
     logger.error("ingest of %s failed: %s", job.source, err)
     result.failed[job.video_id] = f"{type(err).__name__}: {err}"
     bar.video_done(job, 0.0)
+
+
+def _disk_fault(err: BaseException) -> StoreWriteError | None:
+    """The full or read-only disk behind a video's failure (Ray wraps a task's error in
+    a `RayTaskError` that keeps the original as its ``cause``)."""
+    for e in (err, getattr(err, "cause", None), err.__cause__):
+        if isinstance(e, StoreWriteError):
+            return e
+    return None
 
 
 def _want_ray(use_ray: bool | None, address: str | None) -> bool:
@@ -258,29 +270,40 @@ class _PoolRunner:
         self.workers, self.max_retries = workers, max_retries
 
     def run(self, jobs, on_done: Callable, on_fail: Callable, poll: Callable) -> None:
-        from concurrent.futures.process import BrokenProcessPool
         from multiprocessing import get_context
 
         todo, tries = list(jobs), {j.video_id: 0 for j in jobs}
         while todo:
             with ProcessPoolExecutor(self.workers, mp_context=get_context("spawn")) as pool:
                 pending = {pool.submit(ingest_video, j): j for j in todo}
-                todo = []
-                while pending:
-                    finished, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
-                    poll()
-                    for fut in finished:
-                        job = pending.pop(fut)
-                        try:
-                            on_done(job, fut.result())
-                        except BrokenProcessPool as exc:
-                            tries[job.video_id] += 1
-                            if tries[job.video_id] > self.max_retries:
-                                on_fail(job, exc)
-                            else:
-                                todo.append(job)
-                        except Exception as exc:  # noqa: BLE001 - the video's own error: recorded, go on
-                            on_fail(job, exc)
+                try:
+                    todo = self._drain(pending, tries, on_done, on_fail, poll)
+                except BaseException:  # the batch stops (a full disk): start no more videos
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
+
+    def _drain(self, pending: dict, tries: dict, on_done: Callable, on_fail: Callable,
+               poll: Callable) -> list:
+        """Wait for every video of one pool; returns those to submit again (pool broken)."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        again = []
+        while pending:
+            finished, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            poll()
+            for fut in finished:
+                job = pending.pop(fut)
+                try:
+                    on_done(job, fut.result())
+                except BrokenProcessPool as exc:
+                    tries[job.video_id] += 1
+                    if tries[job.video_id] > self.max_retries:
+                        on_fail(job, exc)
+                    else:
+                        again.append(job)
+                except Exception as exc:  # noqa: BLE001 - the video's own error: recorded, go on
+                    on_fail(job, exc)
+        return again
 
     def close(self) -> None:
         pass

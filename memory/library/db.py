@@ -48,9 +48,12 @@ class VideoRow:
 class LibraryDB(MemoryDB):
     """`MemoryDB` of the library directory with its videos and merge marks."""
 
+    place = "library directory"
+
     def __init__(self, path: Path) -> None:
         super().__init__(path)
-        self.conn.executescript(_VIDEOS)
+        with self.writing():
+            self.conn.executescript(_VIDEOS)
 
     # -- videos ---------------------------------------------------------------------
     def videos(self) -> list[VideoRow]:
@@ -72,7 +75,7 @@ class LibraryDB(MemoryDB):
             c.execute("INSERT OR REPLACE INTO meta VALUES ('last_video_no', ?)", (str(no),))
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            self.rollback()
             raise
         return no
 
@@ -101,7 +104,7 @@ class LibraryDB(MemoryDB):
             c.execute("DELETE FROM videos WHERE no=?", (no,))
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            self.rollback()
             raise
 
     # -- lean reads for the indexes -------------------------------------------------------

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from typing_extensions import Self
 
-from memory.errors import StoreError
+from memory.errors import StoreError, StoreWriteError
 from memory.evidence import Answer, Moment
 from memory.index.faiss_index import FaissIndex, normalize_ranges
 from memory.lexical import index_terms
@@ -45,6 +45,7 @@ from memory.library.db import ID_BITS, LibraryDB, VideoRow, video_block
 from memory.library.terms import TermIndex
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.db import MemoryDB
+from memory.store.faults import discard, writing
 from memory.store.levels import LEVELS, Level, level_named
 from memory.store.lock import WriterLock
 from memory.store.memory import VideoMemory
@@ -202,7 +203,9 @@ class VideoLibrary:
         self.models = models or MemoryModels()
         self.options = options or StoreOptions()
         try:
-            self._writer = WriterLock.acquire(directory)
+            self._writer = WriterLock.acquire(directory, "library directory")
+        except StoreWriteError:
+            raise
         except StoreError as exc:
             held = str(exc).split(": one process writes")[0]
             raise StoreError(f"{held}: one process writes a library at a time; close it "
@@ -232,14 +235,22 @@ class VideoLibrary:
             raise StoreError(f"{d} already holds a video library; open it with "
                              f"VideoLibrary.open({str(d)!r})")
         try:
-            (d / "videos").mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the library directory {d} ({exc}); choose a "
-                             f"writable path") from exc
-        self = cls(d, models, options)
-        tmp = d / f"{MARKER}.tmp"
-        tmp.write_text(json.dumps({"format": FORMAT, "kind": "realtime-venus video library"}))
-        os.replace(tmp, d / MARKER)
+            with writing(d, "library directory"):
+                (d / "videos").mkdir(parents=True, exist_ok=True)
+            self = cls(d, models, options)
+            tmp = d / f"{MARKER}.tmp"
+            with self.db.writing():
+                try:
+                    tmp.write_text(json.dumps({"format": FORMAT,
+                                               "kind": "realtime-venus video library"}))
+                    os.replace(tmp, d / MARKER)
+                except BaseException:
+                    discard(tmp)
+                    self.db.close()
+                    self._writer.release()
+                    raise
+        except StoreWriteError as exc:
+            raise exc.retold(resume="") from exc.__cause__  # nothing was committed yet
         return self
 
     @classmethod
@@ -308,7 +319,8 @@ class VideoLibrary:
                                      f"video_id")
                 return self._record(row)
             src = None if source is None else os.fspath(source)
-            no = self.db.add_video(vid, title or name, src, state)
+            with self.db.writing():
+                no = self.db.add_video(vid, title or name, src, state)
             self._rows = None
             return self._record(next(r for r in self._video_rows() if r.no == no))
 
@@ -345,7 +357,7 @@ class VideoLibrary:
     def merge(self, video_id: str, final: bool = False) -> VideoRecord:
         """Copy what the video's memory has committed since the last merge into the
         library (one transaction); ``final`` marks it ready."""
-        with self._lock:
+        with self._lock, self.db.writing():
             row = self._row(video_id)
             self._merge(row)
             if final:
@@ -376,7 +388,7 @@ class VideoLibrary:
                    duration: float | None = None) -> int:
         """Merge rows given directly (ids as in the video's own memory, later than any
         merged before): how synthetic libraries are built (`memory.benchmarks.library`)."""
-        with self._lock:
+        with self._lock, self.db.writing():
             row = self._row(video_id)
             dim = next((str(len(s.embedding)) for s in segments if s.embedding is not None),
                        None)
@@ -432,7 +444,8 @@ class VideoLibrary:
             shard = self.directory / row.shard
             if (shard / "VERSION").is_file():  # refuse while another process writes it
                 WriterLock.acquire(shard).release()
-            self.db.delete_video(row.no)
+            with self.db.writing():
+                self.db.delete_video(row.no)
             self._rows = None
             for lvl in self._levels.values():
                 lvl.drop(row.no)
@@ -444,9 +457,13 @@ class VideoLibrary:
         """Merge what live videos (and videos other processes are ingesting) committed."""
         for row in self._video_rows():
             if row.state != "ready":
-                if row.no in self._live:
-                    self._live[row.no].flush()
-                self._merge(row)
+                try:
+                    if row.no in self._live:
+                        self._live[row.no].flush()
+                    with self.db.writing():
+                        self._merge(row)
+                except StoreWriteError as exc:  # read what was merged before the disk filled
+                    logger.warning("%s (reading what was merged)", exc)
 
     def _scope(self, videos: Sequence[str] | None,
                before: Cutoff) -> list[tuple[int, float | None]]:
@@ -534,7 +551,7 @@ class VideoLibrary:
     # -- upkeep ---------------------------------------------------------------------
     def checkpoint(self) -> None:
         """Save the vector indexes (atomically); SQLite holds everything they hold."""
-        with self._lock:
+        with self._lock, self.db.writing():
             for lvl in self._levels.values():
                 lvl.save(self.directory)
 

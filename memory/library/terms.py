@@ -22,6 +22,7 @@ import numpy as np
 
 from memory.index.faiss_index import normalize_ranges
 from memory.lexical import tokenize
+from memory.store.faults import discard
 
 __all__ = ["TermIndex"]
 
@@ -160,15 +161,19 @@ class TermIndex:
         offsets = np.cumsum([0] + [len(p[0]) for p in parts]).astype(np.int64)
         path = Path(path)
         tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as f:
-            np.savez(f, format=np.int64(_FORMAT), version=np.str_(version), ids=ids,
-                     lengths=lengths.astype(np.int32), terms=np.asarray(terms, dtype=str),
-                     offsets=offsets,
-                     positions=np.concatenate([p[0] for p in parts]) if parts else
-                     np.zeros(0, np.int32),
-                     counts=np.concatenate([p[1] for p in parts]) if parts else
-                     np.zeros(0, np.uint16))
-        tmp.replace(path)
+        try:
+            with open(tmp, "wb") as f:
+                np.savez(f, format=np.int64(_FORMAT), version=np.str_(version), ids=ids,
+                         lengths=lengths.astype(np.int32), terms=np.asarray(terms, dtype=str),
+                         offsets=offsets,
+                         positions=np.concatenate([p[0] for p in parts]) if parts else
+                         np.zeros(0, np.int32),
+                         counts=np.concatenate([p[1] for p in parts]) if parts else
+                         np.zeros(0, np.uint16))
+            tmp.replace(path)
+        except BaseException:
+            discard(tmp)  # a full disk leaves no half-written checkpoint behind
+            raise
 
     @classmethod
     def load(cls, path: str | Path, version: str) -> TermIndex | None:

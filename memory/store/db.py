@@ -33,6 +33,7 @@ from memory.lexical import (
     tokenize,
 )
 from memory.models.base import Word
+from memory.store.faults import as_store_fault, discard, writing
 from memory.store.records import (
     ChapterRecord,
     ChunkRecord,
@@ -86,8 +87,13 @@ _CHUNK_COLUMNS = ("SELECT c.idx, c.start, c.end, c.words, c.keyframe_id, c.segme
 
 def write_format(directory: Path) -> None:
     tmp = directory / f"{VERSION_FILE}.tmp"
-    tmp.write_text(json.dumps({"format": FORMAT, "kind": "realtime-venus video memory"}))
-    os.replace(tmp, directory / VERSION_FILE)
+    with writing(directory):
+        try:
+            tmp.write_text(json.dumps({"format": FORMAT, "kind": "realtime-venus video memory"}))
+            os.replace(tmp, directory / VERSION_FILE)
+        except BaseException:
+            discard(tmp)
+            raise
 
 
 def read_format(directory: Path) -> int:
@@ -289,7 +295,10 @@ def _varint(blob: bytes) -> int:
 class MemoryDB:
     """The SQLite file of one memory directory."""
 
+    place = "memory directory"  # what a disk fault's sentence calls the directory
+
     def __init__(self, path: Path, writable: bool = True) -> None:
+        self.directory = Path(path).parent
         try:
             # One connection shared by the threads of one process (a harness capability
             # may read from a worker thread); `VideoMemory` serialises access with a lock.
@@ -299,12 +308,26 @@ class MemoryDB:
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
+            fault = as_store_fault(exc, self.directory, self.place)
+            if fault is not None:  # a full or read-only disk, not a damaged file
+                raise fault from exc
             raise StoreError(f"cannot open the memory database {path} ({exc}); the directory "
                              f"is damaged or not a memory: recreate it") from exc
         self.segment_text = TextIndex(self.conn, "segments_fts")
         self.chapter_text = TextIndex(self.conn, "chapters_fts")
         if writable:  # a reader in another process never writes
-            self._fill_text_indexes()
+            with self.writing():
+                self._fill_text_indexes()
+
+    def writing(self):
+        """A block whose disk faults become `StoreWriteError`s naming this directory."""
+        return writing(self.directory, self.place)
+
+    def rollback(self) -> None:
+        """Undo the open transaction; SQLite may have rolled it back itself already (it
+        does after a full disk), and a second ROLLBACK must not hide the first error."""
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
 
     def close(self) -> None:
         self.conn.close()
@@ -343,7 +366,7 @@ class MemoryDB:
                 c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, str(value)))
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            self.rollback()
             raise
 
     def _segments(self, segments: list[SegmentRecord]) -> None:
@@ -387,7 +410,7 @@ class MemoryDB:
                 self._units(segment_id, units)
             self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self.rollback()
             raise
 
     def _fill_text_indexes(self) -> None:
@@ -402,9 +425,13 @@ class MemoryDB:
             rows = self.conn.execute(f"SELECT id, summary FROM {table} WHERE id IN "
                                      f"({_marks(todo)})", todo).fetchall()
             self.conn.execute("BEGIN IMMEDIATE")
-            for row_id, summary in rows:
-                index.write(row_id, summary or "")
-            self.conn.execute("COMMIT")
+            try:
+                for row_id, summary in rows:
+                    index.write(row_id, summary or "")
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.rollback()
+                raise
         if again:
             self.set_meta("terms", TERMS_VERSION)
 
@@ -492,7 +519,7 @@ class MemoryDB:
                                   [(i, _blob(v)) for i, v in rows])
             self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self.rollback()
             raise
 
     # -- segments, units and chapters -----------------------------------------------------

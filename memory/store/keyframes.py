@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memory.store.faults import discard
+
 __all__ = ["KeyFrameDetector", "KeyFrameOptions", "Signature", "save_jpeg"]
 
 _BINS = 8
@@ -102,5 +104,9 @@ def save_jpeg(image: np.ndarray, path: str, quality: int = 85,
     picture = Image.fromarray(image)
     if max_side and max(picture.size) > max_side:
         picture.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
-    picture.save(tmp, format="JPEG", quality=quality)
-    os.replace(tmp, path)
+    try:
+        picture.save(tmp, format="JPEG", quality=quality)
+        os.replace(tmp, path)
+    except BaseException:
+        discard(tmp)  # a full disk leaves no half-written picture behind
+        raise

@@ -15,6 +15,7 @@ import weakref
 from pathlib import Path
 
 from memory.errors import StoreError
+from memory.store.faults import writing
 
 __all__ = ["LOCK_FILE", "WriterLock"]
 
@@ -31,7 +32,7 @@ class WriterLock:
         self._finalizer = weakref.finalize(self, os.close, fd) if fd is not None else None
 
     @classmethod
-    def acquire(cls, directory: Path) -> WriterLock:
+    def acquire(cls, directory: Path, place: str = "memory directory") -> WriterLock:
         try:
             import fcntl
         except ImportError:  # Windows: no flock
@@ -39,7 +40,8 @@ class WriterLock:
                            "writes it", directory)
             return cls(None)
         path = Path(directory) / LOCK_FILE
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        with writing(directory, place):  # a read-only directory cannot be written at all
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -50,9 +52,11 @@ class WriterLock:
                 f"{directory} is being written by {holder}: one process writes a memory at "
                 f"a time; to read it meanwhile use MemoryReader.open({str(directory)!r}), "
                 f"which sees each batch as it is committed") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"process {os.getpid()} on {socket.gethostname()}".encode(), 0)
-        return cls(fd)
+        lock = cls(fd)  # from here on, dropping it closes the descriptor
+        with writing(directory, place):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"process {os.getpid()} on {socket.gethostname()}".encode(), 0)
+        return lock
 
     def release(self) -> None:
         """Free the lock (closing the descriptor drops the flock)."""

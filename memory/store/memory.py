@@ -21,15 +21,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from memory.errors import StoreError, VideoError
+from memory.errors import StoreError, StoreWriteError, VideoError
 from memory.media import VideoChunk
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.db import VERSION_FILE, MemoryDB, read_format, write_format
+from memory.store.faults import writing
 from memory.store.hierarchy import ChapterRoller, Segmenter
 from memory.store.keyframes import save_jpeg
-from memory.store.pipeline import ChunkPipeline, RecordBatch
 from memory.store.levels import CHAPTER, SEGMENT
 from memory.store.lock import WriterLock
+from memory.store.pipeline import ChunkPipeline, RecordBatch
 from memory.store.reader import MemoryReader, locked
 from memory.store.records import ChunkRecord, SegmentRecord
 from memory.store.timing import StageTimes
@@ -67,18 +68,34 @@ class VideoMemory(MemoryReader):
             raise
         # One thread doing every stage: the process's CPU clock is each stage's own.
         self.timers = StageTimes(time.thread_time if self.options.workers else time.process_time)
+        self._pipeline: ChunkPipeline | None = None
+        self._file_batches = False  # inside `ingest`: speech in file-length batches
+        self._take_committed_state()
+
+    def _take_committed_state(self) -> None:
+        """Streaming state from what SQLite has committed (on open, and after a failed
+        write: `_rewind`)."""
+        db = self.db
         self._version = int(db.get_meta("version", "0"))
         self._last_index = db.last_chunk()
         self._segmenter = Segmenter(self.options, db.next_segment_id(), db.open_chunks(),
                                     self._carry(db))
         self._roller = ChapterRoller(self.options, db.next_chapter_id(), db.open_segments())
-        self._pipeline: ChunkPipeline | None = None
-        self._file_batches = False  # inside `ingest`: speech in file-length batches
         self._since_checkpoint = 0
         self._pushed = self._last_index  # last chunk handed to the pipeline
         # Exact resume: the VAD hears again the committed chunks since its last restart.
         self._warm_from = int(db.get_meta("speech_anchor") or self.next_index)
         self._heard = self._warm_from - 1
+
+    def _rewind(self) -> None:
+        """After a failed write: drop what was not committed (the pipeline's buffered
+        chunks, the open segment's state) and go back to the committed state, as a fresh
+        `open` would. Feeding the stream again from `resume_index` then commits the same
+        batches an uninterrupted run would have."""
+        if self._pipeline is not None:
+            self._pipeline.close()
+            self._pipeline = None
+        self._take_committed_state()
 
     @staticmethod
     def _carry(db: MemoryDB):
@@ -98,12 +115,12 @@ class VideoMemory(MemoryReader):
             raise StoreError(f"{d} already holds a memory; open it with "
                              f"VideoMemory.open({str(d)!r}) or choose another directory")
         try:
-            (d / "keyframes").mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the memory directory {d} ({exc}); "
-                             f"choose a writable path") from exc
-        db = MemoryDB(d / _DB)
-        write_format(d)  # last: a directory with a VERSION file is a complete memory
+            with writing(d):
+                (d / "keyframes").mkdir(parents=True, exist_ok=True)
+            db = MemoryDB(d / _DB)
+            write_format(d)  # last: a directory with a VERSION file is a complete memory
+        except StoreWriteError as exc:
+            raise exc.retold(resume="") from exc.__cause__  # nothing was committed yet
         return cls(d, db, models, options)
 
     @classmethod
@@ -242,10 +259,17 @@ class VideoMemory(MemoryReader):
 
     def _commit_all(self, batches: list[RecordBatch], end: bool = False) -> int:
         """Commit each speech batch on its own (the same commits in every run of a
-        stream, wherever it was resumed); ``end`` closes the open segment after them."""
-        n = sum(self._commit(b.records, b.anchor) for b in batches)
-        if end:
-            n += self._commit([], None, end=True)
+        stream, wherever it was resumed); ``end`` closes the open segment after them.
+
+        A full or read-only disk raises `StoreWriteError` with everything committed
+        before it kept, and the writer rewound to that (`_rewind`)."""
+        try:
+            n = sum(self._commit(b.records, b.anchor) for b in batches)
+            if end:
+                n += self._commit([], None, end=True)
+        except StoreWriteError:
+            self._rewind()
+            raise
         return n
 
     def _commit(self, records: list[ChunkRecord], anchor: int | None,
@@ -260,11 +284,12 @@ class VideoMemory(MemoryReader):
         if end:
             chapters += self._roller.flush()
         self._embed_keyframes(records)
-        self._write_keyframes(records)
         version = self._version + len(records)
         last = max([self._last_index] + [r.index for r in records])
-        self.db.commit(records, segments, chapters, version,
-                       {"speech_anchor": last + 1 if anchor is None else anchor})
+        with self.db.writing():  # the pictures first: a row never names a missing file
+            self._write_keyframes(records)
+            self.db.commit(records, segments, chapters, version,
+                           {"speech_anchor": last + 1 if anchor is None else anchor})
         self._version = version
         if records:
             self._last_index = max(self._last_index, records[-1].index)
@@ -313,11 +338,12 @@ class VideoMemory(MemoryReader):
     @locked
     def checkpoint(self) -> None:
         """Save the vector indexes (atomically) so the next open loads them quickly."""
-        for level in (SEGMENT, CHAPTER):
-            index = self._indexes.get(level.name)
-            if index is not None:
-                index.vectors.save(str(self.directory / level.checkpoint_file))
-        self._pictures.save()
+        with self.db.writing():
+            for level in (SEGMENT, CHAPTER):
+                index = self._indexes.get(level.name)
+                if index is not None:
+                    index.vectors.save(str(self.directory / level.checkpoint_file))
+            self._pictures.save()
         self._since_checkpoint = 0
 
     @locked
@@ -325,7 +351,11 @@ class VideoMemory(MemoryReader):
         """Commit what is buffered (the open segment stays open for a resumed stream)."""
         try:
             self.flush()
-            self.checkpoint()
+            try:
+                self.checkpoint()
+            except StoreWriteError as exc:  # a cache of SQLite's rows: rebuilt on open
+                logger.info("%s (the vector index is rebuilt from the committed rows when "
+                            "the memory is opened again)", exc)
         finally:
             if self._pipeline is not None:
                 self._pipeline.close()
@@ -351,6 +381,10 @@ class VideoMemory(MemoryReader):
 
     def _sync(self, flush: bool = True) -> None:
         """Commit the buffered chunks first (unless ``flush`` is False), so a read sees
-        everything added so far."""
+        everything added so far; on a full or read-only disk the read goes on with what
+        was committed (a conversation about the memory outlives its disk filling up)."""
         if flush and self._pending():
-            self.flush()
+            try:
+                self.flush()
+            except StoreWriteError as exc:
+                logger.warning("%s (reading what was committed)", exc)

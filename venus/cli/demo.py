@@ -9,6 +9,7 @@ questions about what was seen and heard, with timestamps and key frames.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 import time
@@ -50,12 +51,29 @@ def run(args: argparse.Namespace) -> int:
     _require_faiss()
     path, questions = _input(args)
     probe(path)  # a bad input is refused before any memory is made or model loaded
-    with tempfile.TemporaryDirectory(prefix="venus-demo-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="venus-demo-") as tmp, \
+            _told_with_flags(kept=args.memory is not None):
         mem = _memory(args.memory or str(Path(tmp) / "memory"), _models(args))
         try:
             return _run(args, mem, path, questions)
         finally:
             mem.close()
+
+
+@contextlib.contextmanager
+def _told_with_flags(kept: bool):
+    """A full or read-only memory disk, told in this command's words: pass --memory
+    elsewhere; a kept memory resumes with the same command, a temporary one is gone."""
+    from memory.errors import StoreWriteError
+
+    try:
+        yield
+    except StoreWriteError as exc:
+        if kept:  # (nothing resumes when the memory could not even be made)
+            resume = "the same command resumes" if exc.resume else ""
+            raise exc.retold(flag="--memory DIR", resume=resume) from exc.__cause__
+        raise exc.retold(flag="--memory DIR", resume="", place="temporary memory directory") \
+            from exc.__cause__
 
 
 def _require_faiss() -> None:

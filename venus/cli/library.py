@@ -8,6 +8,7 @@ local process pool), ``list`` / ``search`` / ``answer`` / ``remove`` read and ed
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 
 DEFAULT_LIBRARY = "library"
@@ -94,7 +95,7 @@ def _open(args: argparse.Namespace, create: bool = False):
 
 
 def _add(args: argparse.Namespace) -> int:
-    with _open(args, create=True) as lib:
+    with _told_with_flags(args), _open(args, create=True) as lib:
         rec = lib.add(args.video, video_id=args.video_id, title=args.title, progress=True)
         print(f"{rec.video_id}: {rec.duration:.0f} s ingested into {args.library}")
     return 0
@@ -104,7 +105,7 @@ def _ingest(args: argparse.Namespace) -> int:
     from memory.library.batch import find_videos, ingest_videos
 
     paths = find_videos(args.folder)  # before the library is made: a wrong folder makes none
-    with _open(args, create=True) as lib:
+    with _told_with_flags(args), _open(args, create=True) as lib:
         result = ingest_videos(lib, paths, workers=args.workers, address=args.address,
                                num_gpus=args.num_gpus, use_ray=False if args.no_ray else None,
                                progress=True)
@@ -114,6 +115,20 @@ def _ingest(args: argparse.Namespace) -> int:
     for vid, why in result.failed.items():
         print(f"  failed: {vid}: {why}")
     return 1 if result.failed else 0
+
+
+@contextlib.contextmanager
+def _told_with_flags(args: argparse.Namespace):
+    """A full or read-only disk under the library (or one of its videos' memories), told
+    as one sentence about the library directory, in this command's flag."""
+    from memory.errors import StoreWriteError
+
+    try:
+        yield
+    except StoreWriteError as exc:
+        resume = "the same command resumes" if exc.resume else ""
+        raise exc.retold(directory=args.library, place="library directory",
+                         flag="--library DIR", resume=resume) from exc.__cause__
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -62,11 +62,24 @@ def run(args: argparse.Namespace) -> int:
     clock = SimulatedClock() if args.simulated else WallClock()
     print(f"venus talk: {args.video} ({'simulated' if args.simulated else 'wall'} clock, "
           f"{args.mode} frontend); Ctrl-C stops", file=sys.stderr)
-    result = run_scenario(scenario, args.out, clock=clock,
-                          on_entry=lambda e: _print(e, args.all))
+    result = _told_with_flags(args.out is not None, lambda: run_scenario(
+        scenario, args.out, clock=clock, on_entry=lambda e: _print(e, args.all)))
     s = result.summary
     print(f"ended: {s.reason}; {s.chunks} chunks, {s.delivered} results delivered", file=sys.stderr)
     return 0
+
+
+def _told_with_flags(kept: bool, run):
+    """A full or read-only memory disk, told in this command's flag. The live memory is
+    made afresh by each run (``--out DIR/memory``, else a temporary folder), so nothing
+    resumes: the sentence says where else to put it."""
+    from memory.errors import StoreWriteError
+
+    try:
+        return run()
+    except StoreWriteError as exc:
+        place = exc.place if kept else "temporary memory directory"
+        raise exc.retold(flag="--out DIR", resume="", place=place) from exc.__cause__
 
 
 def _turn(spec: str, voice: str) -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -24,7 +25,8 @@ __all__ = ["BenchmarkFailed", "bench_command", "run_benchmark"]
 
 
 class BenchmarkFailed(VenusError):
-    """A benchmark run exited with an error (its output above says why)."""
+    """A benchmark run exited with an error: its one-sentence reason when the command
+    gave one (a full disk, a bad flag), else its output above says why."""
 
 
 def bench_command(name: str, options: Mapping[str, Any], json_path: str | Path) -> list[str]:
@@ -62,10 +64,20 @@ def run_benchmark(name: str, options: Mapping[str, Any] | None = None, *,
             # Bytes, not lines: progress bars redraw with a bare \r, which a notebook
             # renders in place and universal newlines would turn into a line each.
             decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            tail = ""
             for block in iter(lambda: proc.stdout.read1(4096), b""):
-                stream.write(decoder.decode(block))
+                text = decoder.decode(block)
+                stream.write(text)
                 stream.flush()
+                tail = (tail + text)[-4096:]
         if proc.returncode != 0:
-            raise BenchmarkFailed(f"'venus bench {name}' exited with status {proc.returncode}; "
-                                  f"its output above says why")
+            reason = _error_sentence(tail)
+            raise BenchmarkFailed(f"'venus bench {name}' exited with status {proc.returncode}"
+                                  + (f": {reason}" if reason else "; its output above says why"))
         return json.loads(target.read_text())
+
+
+def _error_sentence(output: str) -> str | None:
+    """The command's own one-line reason (``venus...: error: SENTENCE``), if it gave one."""
+    found = re.findall(r"^venus[\w ]*: error: (.+)$", output, flags=re.MULTILINE)
+    return found[-1].strip() if found else None

@@ -136,15 +136,19 @@ class OverlapPlayground:
                                        description="level (dB)")
             button = w.Button(description="Run", button_style="primary")
             self._out = w.Output()
-            button.on_click(lambda _: self.run(self._kind.value, self._gain.value))
+            button.on_click(self._clicked)
             self._widget = w.VBox([w.HBox([self._kind, self._gain, button]), self._out])
         return self._widget
 
     def run(self, kind: str, gain_db: float | None = None):
-        """Run one ``kind`` overlap at ``gain_db``; returns the `ScenarioRun`."""
-        run = _outside_event_loop(self.runner, overlap_scenario(kind, gain_db, seed=self.seed))
-        outcome = overlap_outcome(run)
-        self.runs.append((run, outcome))
+        """Run one ``kind`` overlap at ``gain_db``; returns the `ScenarioRun`.
+
+        Called from a cell with the panel shown, the knobs follow and the result is
+        shown in the cell's own output, not in the panel's output area (the Run button's
+        place): a headless client (nbclient, ``jupyter nbconvert --execute``) answers
+        each output captured there with a message on the channel it is awaiting the
+        cell's reply on, and then missed that reply (notebook 03 hung, issue 29)."""
+        run, outcome = self._run(kind, gain_db)
         if self._widget is not None:
             self._kind.value = kind
             if gain_db is not None:
@@ -152,22 +156,34 @@ class OverlapPlayground:
             self._show(run, outcome)
         return run
 
-    def _show(self, run, outcome: OverlapOutcome) -> None:
+    def _clicked(self, _button=None) -> None:
+        """The Run button: the result replaces the last one in the panel's output area."""
+        run, outcome = self._run(self._kind.value, self._gain.value)
+        self._out.clear_output(wait=True)
+        with self._out:
+            self._show(run, outcome)
+
+    def _run(self, kind: str, gain_db: float | None):
+        run = _outside_event_loop(self.runner, overlap_scenario(kind, gain_db, seed=self.seed))
+        outcome = overlap_outcome(run)
+        self.runs.append((run, outcome))
+        return run, outcome
+
+    @staticmethod
+    def _show(run, outcome: OverlapOutcome) -> None:
         from venus.notebook.plots import timeline_figure
 
         ipd = require("IPython.display")
-        self._out.clear_output(wait=True)
-        with self._out:
-            verdict = "right" if outcome.correct else "WRONG"
-            ipd.display(ipd.HTML(
-                f"<p><b>{outcome.kind}</b>: classified as {', '.join(outcome.classified) or '-'}; "
-                f"stopped: {outcome.stopped}; answered again: {outcome.answered}; "
-                f"stop latency: {outcome.stop_latency_s} s. Right action: "
-                f"{outcome.right_action} → <b>{verdict}</b></p>"))
-            ipd.display(ipd.HTML("<b>microphone</b>"),
-                        ipd.Audio(np.clip(run.input_audio, -1, 1), rate=16000, normalize=False))
-            ipd.display(ipd.HTML("<b>assistant</b>"),
-                        ipd.Audio(np.clip(run.output_audio, -1, 1), rate=16000, normalize=False))
-            ipd.display(timeline_figure(run.timeline, input_audio=run.input_audio,
-                                        output_audio=run.output_audio, turns=run.turns,
-                                        title=run.scenario.name))
+        verdict = "right" if outcome.correct else "WRONG"
+        ipd.display(ipd.HTML(
+            f"<p><b>{outcome.kind}</b>: classified as {', '.join(outcome.classified) or '-'}; "
+            f"stopped: {outcome.stopped}; answered again: {outcome.answered}; "
+            f"stop latency: {outcome.stop_latency_s} s. Right action: "
+            f"{outcome.right_action} → <b>{verdict}</b></p>"))
+        ipd.display(ipd.HTML("<b>microphone</b>"),
+                    ipd.Audio(np.clip(run.input_audio, -1, 1), rate=16000, normalize=False))
+        ipd.display(ipd.HTML("<b>assistant</b>"),
+                    ipd.Audio(np.clip(run.output_audio, -1, 1), rate=16000, normalize=False))
+        ipd.display(timeline_figure(run.timeline, input_audio=run.input_audio,
+                                    output_audio=run.output_audio, turns=run.turns,
+                                    title=run.scenario.name))

@@ -21,7 +21,9 @@ import numpy as np
 
 from memory import Note, NotesMemory, VideoMemory
 from memory.audio import write_wav
+from memory.errors import StoreWriteError
 from memory.media import SAMPLE_RATE
+from memory.store.faults import writing
 from venus.clock import Clock, SimulatedClock
 from venus.factory import AssistantModels, AssistantOptions, assistant, shared_models
 from venus.frontend.base import Frontend
@@ -87,9 +89,11 @@ def run_scenario(scenario: Scenario, out_dir: str | Path | None = None, *,
     models = models or shared_models()
     out = Path(out_dir) if out_dir is not None else None
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "timeline.jsonl").unlink(missing_ok=True)
+        with writing(out, "output directory"):
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "timeline.jsonl").unlink(missing_ok=True)
     live = None if memory is not None else _live_memory(scenario, out)
+    feed = _LiveFeed(live) if live is not None else None
     memory = memory if memory is not None else live or _notes(scenario, models)
     timeline = Timeline(scenario.name, out / "timeline.jsonl" if out else None)
     if on_entry is not None:
@@ -104,19 +108,43 @@ def run_scenario(scenario: Scenario, out_dir: str | Path | None = None, *,
                        models=models) as session:
             output = session.speech
             room = SimulatedRoom(scenario, models.tts, output=output, video=_video(scenario),
-                                 on_video=live.add if live is not None else None)
+                                 on_video=feed)
             summary = session.run(room)
     finally:
         if live is not None:
             live.close()
     mic = room.input_audio()
     played = _aligned(output.waveform(), len(mic))
+    faults = [f for f in (feed.fault if feed else None, timeline.write_fault) if f]
     if out is not None:
-        write_wav(out / "input.wav", mic)
-        write_wav(out / "output.wav", played)
+        try:
+            with writing(out, "output directory"):
+                write_wav(out / "input.wav", mic)
+                write_wav(out / "output.wav", played)
+        except StoreWriteError as exc:
+            faults.append(exc)
+    if faults:  # the first (the memory's ended the session: recorded); the caller says it
+        raise faults[0]
     return ScenarioRun(scenario, summary, timeline, mic, played,
                        [p for p in room.placed if p is not None], output, session.frontend,
                        session)
+
+
+class _LiveFeed:
+    """Grows the live memory from the chunks watched. A full or read-only memory disk
+    fails the source (the session records it and ends, keeping what was built), and
+    `run_scenario` raises it again once the files are written."""
+
+    def __init__(self, memory: VideoMemory) -> None:
+        self.memory = memory
+        self.fault: StoreWriteError | None = None
+
+    def __call__(self, chunk) -> None:
+        try:
+            self.memory.add(chunk)
+        except StoreWriteError as exc:
+            self.fault = exc
+            raise
 
 
 def _aligned(audio: np.ndarray, n: int) -> np.ndarray:
