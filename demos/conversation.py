@@ -58,6 +58,7 @@ class TypedTurns:
         self.answer = answer
         self.media_end = media_end or (lambda: None)
         self.name = f"{getattr(inner, 'name', 'frontend')}+typed"
+        self.hop_s = getattr(inner, "hop_s", None)  # the inner frontend's cadence
         self._texts: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._requests: queue.SimpleQueue[DelegationRequest] = queue.SimpleQueue()
 

@@ -175,6 +175,17 @@ def test_panel_cancel_reaches_the_harness_through_the_loop():
         in html
 
 
+def _seconds(hops):
+    """The source's hops grouped into the seconds they make up (as the session's tally)."""
+    from venus.runtime.hops import merge_frames
+    from venus.frontend.base import DuplexFrame
+
+    groups: dict[int, list] = {}
+    for hop in hops:
+        groups.setdefault(hop.index, []).append(DuplexFrame(hop))
+    return [merge_frames(g).chunk for g in groups.values()]
+
+
 def test_live_source_carries_pushed_frames_and_audio_and_silence_otherwise():
     clock = SimulatedClock()
     seen = []
@@ -185,12 +196,70 @@ def test_live_source_carries_pushed_frames_and_audio_and_silence_otherwise():
     async def take():
         return [c async for c in source]
 
-    chunks = clock.run(take())
+    hops = clock.run(take())
+    assert all(round(h.duration, 6) == 0.1 for h in hops) and len(hops) == 30
+    chunks = _seconds(hops)
     assert [c.index for c in chunks] == [31, 32, 33] and chunks[0].start == 31.0
     assert len(chunks[0].frames) == 1 and chunks[0].has_audio
+    # the audio pushed before the schedule began opens it, sample for sample, not padded
     assert 0.02 < float(np.abs(chunks[0].audio[:7000]).mean()) < 0.04
+    assert not chunks[0].audio[8000:].any()
     assert not chunks[1].frames and not chunks[1].has_audio and not chunks[1].audio.any()
-    assert seen == [chunks[0]]  # only camera chunks go to the memory writer
+    assert len(seen) == 1 and seen[0].index == 31 and seen[0].duration == 1.0  # camera seconds
+
+
+def test_live_source_hands_out_a_hop_as_soon_as_its_audio_is_in():
+    """Audio arriving in the browser's half-second batches is handed out hop by hop as
+    it arrives, never held for the next whole second, and a batch that follows on from
+    the one before continues it sample for sample (arrival jitter moves nothing)."""
+    clock = SimulatedClock()
+    source = LiveSource(clock, max_chunks=2)
+
+    async def take():
+        async def mic():
+            for i in range(4):  # 0.5 s batches, each arriving 30 ms late
+                await clock.sleep_until(0.5 * (i + 1) + 0.03)
+                source.push_audio(16_000, np.full(8_000, 0.1 * (i + 1), np.float32))
+        task = asyncio.create_task(mic())
+        out = []
+        async for hop in source:
+            out.append((round(hop.start, 2), hop.has_audio, clock.now()))
+        await task
+        return out
+
+    hops = clock.run(take())
+    assert [h[0] for h in hops] == [round(0.1 * i, 2) for i in range(20)]
+    # until the first batch came (0.53 s) the hops kept the clock, without audio; from
+    # then on every hop carries the microphone's audio
+    assert [audio for _, audio, _ in hops] == [False] * 5 + [True] * 15
+    lags = [now - (start + 0.1) for start, _, now in hops]
+    assert max(lags) < 0.5 + 1e-6  # at most a batch behind, not a second and a batch
+    assert source.gaps == 0
+
+
+def test_a_stretch_no_audio_came_for_is_a_stamped_gap_not_padding():
+    """The microphone stops for a second: those hops are gaps (no audio, stamped), handed
+    out once the jitter allowance has passed, and the audio after them is not shifted
+    into them (the axis keeps the clock's time)."""
+    clock = SimulatedClock()
+    source = LiveSource(clock, max_chunks=3)  # waits 0.6 s for late audio: a batch is 0.5 s
+    source.push_audio(16_000, np.full(8_000, 0.1, np.float32))  # opens the schedule
+
+    async def take():
+        async def mic():
+            await clock.sleep_until(2.0)  # nothing for [0.5, 1.5): the browser stalled
+            source.push_audio(16_000, np.full(8_000, 0.2, np.float32))
+        task = asyncio.create_task(mic())
+        out = [(round(h.start, 2), h.has_audio) async for h in source]
+        await task
+        return out
+
+    hops = dict(clock.run(take()))
+    assert all(hops[round(0.1 * i, 2)] for i in range(5))
+    assert not any(hops[round(0.5 + 0.1 * i, 2)] for i in range(10))  # the gap, stamped
+    assert all(hops[round(1.5 + 0.1 * i, 2)] for i in range(5))
+    # the stall's ten hops, and the last second's (the microphone sent nothing more)
+    assert source.gaps == 20
 
 
 def test_closed_live_source_ends_at_the_next_boundary():
@@ -221,13 +290,13 @@ def test_an_idle_live_source_sleeps_until_an_input_and_numbers_by_the_clock():
             await clock.sleep(29.5)
             source.close()
         task = asyncio.create_task(user())
-        out = [(c.index, c.start, c.has_audio) async for c in source]
+        out = [c async for c in source]
         await task
         return out
 
-    chunks = clock.run(take())
+    chunks = [(c.index, c.start, c.has_audio) for c in _seconds(clock.run(take()))]
     assert chunks == [(100, 100.0, False), (101, 101.0, False), (102, 102.0, False),
-                      (130, 130.0, True),  # woken at 30.5 s: the chunk of the next second
+                      (130, 130.0, True),  # woken at 30.5 s: the second its audio began in
                       (131, 131.0, False), (132, 132.0, False), (133, 133.0, False)]
     assert source.sleeps == 2 and clock.now() == 60.0  # asleep again until closed
 
@@ -235,7 +304,9 @@ def test_an_idle_live_source_sleeps_until_an_input_and_numbers_by_the_clock():
 
     async def take_busy():
         return [c async for c in busy]
-    assert len(busy.clock.run(take_busy())) == 8 and busy.sleeps == 0  # something is said or worked on: the schedule keeps its beat
+    hops = busy.clock.run(take_busy())
+    # something is said or worked on: the schedule keeps its beat
+    assert len(_seconds(hops)) == 8 and busy.sleeps == 0
 
 
 def test_an_input_before_the_sleep_keeps_the_schedule_awake():
@@ -244,11 +315,13 @@ def test_an_input_before_the_sleep_keeps_the_schedule_awake():
 
     async def take():
         out = []
-        async for chunk in source:
-            out.append(chunk.index)
-            if chunk.index == 1:
+        async for hop in source:
+            if out and out[-1] == hop.index:
+                continue
+            out.append(hop.index)
+            if hop.index == 1:
                 source.wake()  # a typed turn queued just as it would go to sleep
-            if chunk.index == 3:
+            if hop.index == 3:
                 source.close()
         return out
 
