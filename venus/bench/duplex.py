@@ -65,6 +65,11 @@ def run(args: argparse.Namespace) -> BenchReport:
     figures["seconds_per_sample"] = round(seconds / max(1, args.n * len(KEYS)), 2)
     figures["workers"] = args.workers
     figures["peak_rss_mb"] = round(peak_rss_mb(), 1)
+    figures.update(_answer_onsets(root))
+    inter = scores.get("user_interruption", [])
+    # talked through: the output never stopped within the overlap's window (strict rule)
+    figures["talked_through"] = sum(1 for s in inter if s.respond is False
+                                    and s.stop_latency is None)
     proxy = figures["proxy"]
     summary = (f"strict listener rule from output.wav (offline, not the official judge): seed "
                f"{args.seed}{' (held out)' if args.held_out else ' (tuning)'}, n={args.n} per "
@@ -74,11 +79,33 @@ def run(args: argparse.Namespace) -> BenchReport:
                f"{proxy['continuation_backchannel']} / {proxy['continuation_other']} / "
                f"{proxy['continuation_background']}); longest silence on a backchannel "
                f"{figures['max_silence_s']['user_backchannel']} s; stop latency p50 "
-               f"{figures['stop_latency_s_p50']} s; {figures['interruptions_unanswered']} "
+               f"{figures['stop_latency_s_p50']} s; reply onset after a question p50 "
+               f"{figures['answer_onset_s_p50']} s / p95 {figures['answer_onset_s_p95']} s, "
+               f"after an interruption p50 {figures['response_latency_s_p50']} s; "
+               f"{figures['talked_through']} interruptions talked through; "
+               f"{figures['interruptions_unanswered']} "
                f"interruptions never answered, {figures['interruptions_clarified']} answered "
                f"\"didn't catch that\"; {figures['unanswered_clean']} clean questions "
                f"unanswered (no overlap placed); {seconds:.0f} s with {args.workers} workers")
     return BenchReport("duplex", header, rows, summary, figures)
+
+
+def _answer_onsets(root: Path) -> dict:
+    """The reply's onset after the end of the question, from each sample's clean run
+    (``output.wav``: where the assistant's first speech after the question begins)."""
+    import json
+
+    import numpy as np
+
+    onsets = []
+    for meta in sorted(root.glob("user_interruption/*/metadata.json")):
+        extra = json.loads(meta.read_text(encoding="utf-8")).get("venus", {})
+        span, speech = extra.get("question_span"), extra.get("assistant_speech")
+        if span and speech:
+            onsets.append(float(speech[0]) - float(span[1]))
+    p = (lambda q: round(float(np.percentile(onsets, q)), 3)) if onsets else (lambda q: None)
+    return {"answer_onset_s_p50": p(50), "answer_onset_s_p95": p(95),
+            "answer_onset_s_max": p(100), "answer_onsets": len(onsets)}
 
 
 def _figures(scores: dict[str, list]) -> tuple[dict, list[str], list[list]]:
