@@ -267,8 +267,7 @@ class LiveSource:
         with self._lock:
             first = now if self._at is None else min(self._at, now)
             target = first - first % SAMPLE_RATE
-            if target > self._out:
-                self._out = target
+            self._out = max(self._out, target)
 
     def _take_frames(self) -> tuple[np.ndarray, ...]:
         with self._lock:

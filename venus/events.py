@@ -48,6 +48,12 @@ class FloorAction(str, Enum):
     STOP_OUTPUT = "stop_output"
     REVISE_RESPONSE = "revise_response"
 
+    @property
+    def stops_output(self) -> bool:
+        """Whether the action silences what is playing (yield, stop, revise)."""
+        return self in (FloorAction.YIELD_FLOOR, FloorAction.STOP_OUTPUT,
+                        FloorAction.REVISE_RESPONSE)
+
 
 class OverlapKind(str, Enum):
     """The four kinds of speech that overlap the assistant's own."""

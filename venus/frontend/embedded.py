@@ -387,8 +387,7 @@ class EmbeddedFrontend:
     # -- tokens ----------------------------------------------------------------------
     def _token(self, frame: DuplexFrame, floor: FloorAction | None, speech: str | None
                ) -> ControlToken:
-        stopping = floor in (FloorAction.YIELD_FLOOR, FloorAction.STOP_OUTPUT,
-                             FloorAction.REVISE_RESPONSE)
+        stopping = floor is not None and floor.stops_output
         speaking = bool(speech) or (frame.speaking and not stopping)
         token = (ControlToken.SPEAK if speaking
                  else ControlToken.TURN_EOS if self._was_speaking else ControlToken.LISTEN)

@@ -3,8 +3,20 @@
 Policy layer under `venus.frontend.embedded` (data + pure functions; no models). Stage one
 is the runtime's gate (`venus.runtime.OverlapGate`: duck at an onset, keep playing, pause
 only on early words that take the floor, `early_stop`); stage two is `classify_overlap`
-at the chunk boundary. **The rule table is in docs/frontend.md ("Floor control: the
-rules"), and only there**; the comments below name its rules by number.
+on every hop the frontend decides. **The rule table is in docs/frontend.md ("Floor
+control: the rules"), and only there**; the comments below name its rules by number.
+
+Where each part of the interruption rule lives:
+
+=====================================  ===============================================
+the words that claim the floor         here: `FLOOR_OPENERS` (`takes_floor`, `early_stop`)
+onset, duck, hold, pause (stage one)   `venus.runtime.duplex` (`OverlapGate`, `GatePolicy`)
+the word probe's reads                 `venus.perception.probe`, read by the gate
+the verdict on the overlap (stage 2)   here: `classify_overlap`, called by the frontend
+stop and flush on the verdict          `venus.runtime.session` (`FloorAction.stops_output`)
+the turn after it, its end and reply   `venus.frontend.embedded` (turn state), with the
+                                       end-of-turn model in `venus.perception.turn`
+=====================================  ===============================================
 """
 
 from __future__ import annotations
@@ -102,12 +114,15 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
 # What may come before an opener: murmurs and interjections ("Oh, wait", "Mm. Hold on":
 # the words of an overlap are read from its onset, so a first short region leads).
 _LEAD = r"^\W*(?:(?:oh|ah|um+|uh+|er|m+|hm+|okay|ok|so|well|yeah|no|and|but)\b\W*)*"
+# The words that claim the floor, one list for both readers: the classifier on whole
+# words (`takes_floor`) and the gate's word probe on the first half second (`early_stop`).
 # "Wait, ...", "Hold on, ...": the speaker claims the floor (alone too: a bare "Wait." is
 # the first region of "Wait. What do the roots do?" when the user pauses after it), and
 # "what about X" asks even when ASR drops the question mark.
-_FLOOR_OPENER = re.compile(
-    _LEAD + r"(wait|hold on|hang on|stop|sorry|excuse me|actually|one (second|sec)|just a (second|sec))\b"
-    r"|\b(what|how) about\b")
+FLOOR_OPENERS = ("wait", "hold on", "hang on", "stop", "sorry", "excuse me", "actually",
+                 "pardon", "one second", "one sec", "just a second", "just a sec")
+_OPENERS = "|".join(re.escape(o) for o in FLOOR_OPENERS)
+_FLOOR_OPENER = re.compile(_LEAD + r"(" + _OPENERS + r")\b|\b(what|how) about\b")
 
 
 def murmur(text: str) -> bool:
@@ -171,8 +186,9 @@ def is_for_assistant(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> bo
 # h dropped (read so at 0.25-0.45 s). Names of other people are not used here:
 # the probe mishears most of them, and a wrong stop is a silence the listener hears.
 _EARLY_OPENER = re.compile(
-    _LEAD + r"(wait|hold|old on|hang on|stop|sorry|excuse me|actually|pardon|one (second|sec)|"
-    r"just a (second|sec))\b|\b(what|how) about\b"
+    # the openers, and how the probe reads them clipped: "hold" (cut before "on"), "old on"
+    # (Whisper's "hold on" with a soft h dropped, read so at 0.25-0.45 s)
+    _LEAD + r"(" + _OPENERS + r"|hold|old on)\b|\b(what|how) about\b"
     # the clip ends mid-word: "actually" read as "actual" (alone, or repeated, at its end)
     r"|" + _LEAD + r"(actual\W*)+$")
 

@@ -40,13 +40,13 @@ from venus.perception.config import PerceptionConfig
 from venus.perception.face import FaceDetector
 from venus.perception.prosody import LoudnessCalibration, estimate_f0, rms_db, words_per_second
 from venus.perception.speech import WINDOW_SECONDS, AudioWindow, SpeechTracker
-from venus.perception.turn import EndOfTurnModel
 from venus.perception.transcription import (
     AsrJob,
     AsrWorker,
     RegionTranscription,
     TranscriptionFailed,
 )
+from venus.perception.turn import EndOfTurnModel
 from venus.perception.types import AddresseeCues, PerceptionFrame, Prosody, SpeechBoundary
 
 if TYPE_CHECKING:

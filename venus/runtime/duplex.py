@@ -47,7 +47,6 @@ from venus.speech.base import PlaybackReport
 
 __all__ = ["DuplexIO", "DuplexOptions", "GatePolicy", "OverlapGate"]
 
-_STOPPING = (FloorAction.YIELD_FLOOR, FloorAction.STOP_OUTPUT, FloorAction.REVISE_RESPONSE)
 _QUIET_WINDOW_S = 0.3  # of speech after an onset, to judge its level against the user
 _LOUD_SLICE_S, _LOUD_STEP_S = 0.1, 0.05  # the acoustic cue: a slice of speech at the user's level
 _HISTORY_S = 2.0  # cleaned input kept for the acoustic cue (two one-second chunks, as before)
@@ -291,7 +290,7 @@ class DuplexIO:
                 gate.release(now)
         elif decision.floor is FloorAction.CONTINUE_SPEAKING:
             gate.release(now)
-        elif decision.floor in _STOPPING:
+        elif decision.floor is not None and decision.floor.stops_output:
             gate.clear()
 
     def reset(self) -> None:

@@ -42,7 +42,6 @@ from venus.events import (
     DeliveryPolicy,
     ErrorCategory,
     ErrorRecorded,
-    FloorAction,
     FloorActionTaken,
     MemoryUpdated,
     PlaybackAcknowledged,
@@ -64,7 +63,6 @@ __all__ = ["Session", "SessionOptions", "SessionSummary"]
 
 logger = logging.getLogger(__name__)
 
-_STOPPING = (FloorAction.YIELD_FLOOR, FloorAction.STOP_OUTPUT, FloorAction.REVISE_RESPONSE)
 
 
 @dataclass(frozen=True)
@@ -337,7 +335,7 @@ class Session:
         delay = 0.0
         if decision.floor is not None:
             self.timeline.record(FloorActionTaken(decision.floor, index))
-            if decision.floor in _STOPPING:
+            if decision.floor.stops_output:
                 control = self.duplex.control
                 if control is not None and control.busy and not control.paused:
                     delay = self.options.turn_gap_s  # cut mid-speech: a turn gap first
