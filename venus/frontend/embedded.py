@@ -71,7 +71,8 @@ from venus.frontend.intents import Intent, detect_intent
 from venus.harness.context import MemoryView
 from venus.perception import AddresseeCues, PerceptionConfig, PerceptionFrame, lexical_cues
 
-__all__ = ["CLARIFY", "EmbeddedFrontend", "EmbeddedOptions", "resume_text"]
+__all__ = ["CLARIFY", "EmbeddedFrontend", "EmbeddedOptions", "OverlapState", "TurnState",
+           "resume_text"]
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +88,37 @@ CLARIFY_MIN_S = 1.0
 _NO_PERCEPTION = ("EmbeddedFrontend needs live perception of the user: build the session "
                   "with venus.assistant(...), or give Session a "
                   "DuplexIO(output, perception=UserPerception(config))")
+
+
+@dataclass
+class TurnState:
+    """The user's turn being heard, replaced whole when it is taken: its final words so
+    far, when it began, whether each voiced hop was quieter than the user, its words'
+    events (recorded once it is settled), the speech not yet reported, and how it is to
+    be judged (``ignore``: the rest of an overlap let pass, of ``released_kind``;
+    ``unjudged``: an overlap the answer ended under, undecided; ``after_interrupt``: the
+    user took the floor, so whatever they say gets a reply)."""
+
+    words: list[Word] = field(default_factory=list)
+    start: float | None = None
+    quiet: list[bool] = field(default_factory=list)
+    held: list[Event] = field(default_factory=list)
+    heard_span: tuple[float, float] | None = None
+    ignore: bool = False
+    released_kind: OverlapKind | None = None
+    unjudged: bool = False
+    after_interrupt: bool = False
+
+
+@dataclass
+class OverlapState:
+    """The open overlap episode, until it is classified: its onset, its words so far
+    (final, then the newest partial), and whether each voiced hop was quiet."""
+
+    onset: float | None = None
+    words: tuple[Word, ...] = ()
+    final: list[Word] = field(default_factory=list)
+    quiet: list[bool] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -126,23 +158,12 @@ class EmbeddedFrontend:
 
     def reset(self) -> None:
         """Forget the conversation: the open turn, the overlap episode, what was cut."""
-        self._turn: list[Word] = []
-        self._turn_start: float | None = None
-        self._held_words: list[Event] = []  # words of the open turn, recorded once settled
-        self._speech_span: tuple[float, float] | None = None  # user speech not yet reported
-        self._ignore_turn = False
-        self._released_kind: OverlapKind | None = None  # of the overlap let pass last
-        self._after_interrupt = False
-        self._episode_onset: float | None = None  # the open overlap, until classified
-        self._unjudged = False  # an overlap the assistant's turn ended under, undecided
-        self._episode_words: tuple[Word, ...] = ()
-        self._episode_final: list[Word] = []
-        self._episode_quiet: list[bool] = []  # per chunk of the episode with speech
+        self.turn = TurnState()
+        self.overlap = OverlapState()
         self._was_speaking = False
         self._last_cut: str = ""
         self._cut_text = ""  # the whole utterance the last interruption cut
         self._faces_seen = False
-        self._turn_quiet: list[bool] = []  # per voiced hop of the turn: quieter than the user?
         self._background = False
         self._topic: tuple[str, ...] | None = None
 
@@ -156,24 +177,22 @@ class EmbeddedFrontend:
             raise ConfigError(_NO_PERCEPTION)
         self._faces_seen = self._faces_seen or bool(p.faces)
         ep = frame.overlap
-        if self._episode_onset is not None and (ep is None or ep.onset != self._episode_onset):
+        if self.overlap.onset is not None and (ep is None or ep.onset != self.overlap.onset):
             # Closed undecided (the output had nothing more to say): judged with its words.
-            self._unjudged, self._episode_onset = True, None
+            self.turn.unjudged, self.overlap.onset = True, None
         elif frame.closed is not None and ep is None:
             # Begun and closed by the answer's end within one chunk: never seen open, the
             # same overlap the answer ended under all the same.
-            self._unjudged = True
-        if ep is not None and ep.onset != self._episode_onset:  # a new overlap episode
-            self._episode_onset = ep.onset
-            self._episode_words, self._episode_final = (), []
-            self._episode_quiet = []
-        perceived = self._held_words + self._perceived(p, frame.chunk)
-        self._held_words = []
+            self.turn.unjudged = True
+        if ep is not None and ep.onset != self.overlap.onset:  # a new overlap episode
+            self.overlap = OverlapState(ep.onset)
+        perceived = self.turn.held + self._perceived(p, frame.chunk)
+        self.turn.held = []
         self._background = False
         floor, speech, delegations = self._policy(frame, p, view, perceived, frame.end)
-        if self._turn:  # the turn is not settled yet (its end is still open): its words
+        if self.turn.words:  # the turn is not settled yet (its end is still open): its words
             # wait with it, so a TV's words never reach the timeline as the user's
-            self._held_words = [e for e in perceived if isinstance(e, UserWordsTranscribed)]
+            self.turn.held = [e for e in perceived if isinstance(e, UserWordsTranscribed)]
             perceived = [e for e in perceived if not isinstance(e, UserWordsTranscribed)]
         if self._background:  # a TV or a far talker: not the user's words
             perceived = [e for e in perceived if not isinstance(e, UserWordsTranscribed)]
@@ -187,21 +206,21 @@ class EmbeddedFrontend:
         if frame.had_speech:  # one SpeechDetected per stretch, at its end or the second's
             start = frame.onsets[0] if frame.onsets else chunk.start
             end = frame.offsets[-1] if frame.offsets and not frame.speaking else chunk.end
-            begun = self._speech_span[0] if self._speech_span else start
-            self._speech_span = (begun, max(begun, end))
+            begun = self.turn.heard_span[0] if self.turn.heard_span else start
+            self.turn.heard_span = (begun, max(begun, end))
         whole_second = abs(chunk.end - round(chunk.end)) < 1e-6
-        if self._speech_span and (whole_second or not frame.speaking):
-            events.append(SpeechDetected(*self._speech_span))
-            self._speech_span = None
+        if self.turn.heard_span and (whole_second or not frame.speaking):
+            events.append(SpeechDetected(*self.turn.heard_span))
+            self.turn.heard_span = None
         if frame.prosody.rms_db is not None:
-            self._turn_quiet.append(frame.prosody.quieter)
+            self.turn.quiet.append(frame.prosody.quieter)
         if frame.final_words:
             w = frame.final_words
             events.append(UserWordsTranscribed(" ".join(x.text.strip() for x in w),
                                                w[0].start, w[-1].end))
-            if self._turn_start is None:
-                self._turn_start = w[0].start
-            self._turn.extend(w)
+            if self.turn.start is None:
+                self.turn.start = w[0].start
+            self.turn.words.extend(w)
         return events
 
     # -- stage two and turns -----------------------------------------------------------
@@ -212,18 +231,18 @@ class EmbeddedFrontend:
         if duplex.overlap is not None:
             floor = self._classify(duplex, frame, perceived, now)
         if frame.speaking or frame.transcribing or frame.turn_open:  # not over yet
-            if floor is None and not duplex.speaking and frame.onsets and not self._turn:
+            if floor is None and not duplex.speaking and frame.onsets and not self.turn.words:
                 floor = FloorAction.AWAIT_INPUT
             return floor, None, []
-        if not self._turn:
-            self._unjudged = False  # all words are in, and there were none
+        if not self.turn.words:
+            self.turn.unjudged = False  # all words are in, and there were none
             return floor, None, []
-        turn, self._turn, start = self._turn, [], self._turn_start
-        quiet, self._turn_quiet = _mostly(self._turn_quiet), []
-        self._turn_start = None
-        if self._ignore_turn or self._unjudged:
-            released = self._ignore_turn  # let pass as harmless, or never decided
-            self._ignore_turn = self._unjudged = False
+        taken = self.turn  # the turn is taken: a fresh one (how to judge it stays)
+        self.turn = replace(taken, words=[], start=None, quiet=[])
+        turn, start, quiet = taken.words, taken.start, _mostly(taken.quiet)
+        if self.turn.ignore or self.turn.unjudged:
+            released = self.turn.ignore  # let pass as harmless, or never decided
+            self.turn.ignore = self.turn.unjudged = False
             kind = self._judge_overlap(turn, start or now, quiet, frame.cues)
             late = kind is OverlapKind.INTERRUPTION and (
                 not released or self.options.floor.recheck_finals)
@@ -233,9 +252,9 @@ class EmbeddedFrontend:
                 return floor, CLARIFY, []
             if not late:  # words of a TV let pass are not the user's, however loud a hop
                 self._background = self._background or quiet or (
-                    released and self._released_kind is OverlapKind.BACKGROUND)
+                    released and self.turn.released_kind is OverlapKind.BACKGROUND)
                 return floor, None, []
-            self._after_interrupt = True  # a question for us after all: answer it
+            self.turn.after_interrupt = True  # a question for us after all: answer it
             floor = FloorAction.YIELD_FLOOR if duplex.speaking else floor
             if duplex.speaking and duplex.heard is not None:
                 self._cut_text = duplex.heard.text
@@ -259,15 +278,15 @@ class EmbeddedFrontend:
         """Stage two on the open overlap; the runtime releases or closes it from the
         `OverlapClassified` this adds to ``perceived``."""
         ep: Overlap = duplex.overlap
-        self._episode_final += [w for w in frame.final_words if w.end > ep.onset - 0.3]
-        self._episode_words = tuple(self._episode_final) + frame.partial_words
+        self.overlap.final += [w for w in frame.final_words if w.end > ep.onset - 0.3]
+        self.overlap.words = tuple(self.overlap.final) + frame.partial_words
         ongoing = frame.speaking or frame.transcribing
         ended = ep.ended_at is not None and not ongoing
         if frame.prosody.rms_db is not None:
-            self._episode_quiet.append(frame.prosody.quieter)
+            self.overlap.quiet.append(frame.prosody.quieter)
         # Quiet (rule 2) as the gate heard the onset, or in every chunk of the episode: one
         # chunk holding only a soft tail ("...bees?") does not make a loud overlap quiet.
-        quiet = ep.quiet or (bool(self._episode_quiet) and all(self._episode_quiet))
+        quiet = ep.quiet or (bool(self.overlap.quiet) and all(self.overlap.quiet))
         if ep.ended_at is not None and not frame.speaking and frame.transcribing \
                 and not quiet:
             # The overlap is over and its final words are due next chunk: wait for them
@@ -277,32 +296,31 @@ class EmbeddedFrontend:
         duration = (ep.ended_at if ended else now) - ep.onset
         cues = self._episode_cues_for(frame, duration)
         facts = OverlapFacts(cues, quiet, ended, duration,
-                             len(self._episode_words),
+                             len(self.overlap.words),
                              frame.face_toward_camera if self._faces_seen else None, ep.stopped,
                              ep.named_other)
         kind = classify_overlap(facts, self.options.floor)
         if kind is None:
             return None
-        self._episode_onset = None  # decided
-        perceived.append(OverlapClassified(kind, " ".join(w.text.strip() for w in self._episode_words)))
+        self.overlap.onset = None  # decided
+        perceived.append(OverlapClassified(kind, " ".join(w.text.strip() for w in self.overlap.words)))
         if kind is OverlapKind.INTERRUPTION:
-            self._after_interrupt = True
+            self.turn.after_interrupt = True
             heard = duplex.heard
             self._last_cut = resume_text(heard.text, heard.heard_text) if heard else ""
             self._cut_text = heard.text if heard else ""
             return FloorAction.YIELD_FLOOR
         self._background = kind is OverlapKind.BACKGROUND
-        self._released_kind = kind
-        self._ignore_turn = ongoing or bool(self._turn)
+        self.turn.released_kind = kind
+        self.turn.ignore = ongoing or bool(self.turn.words)
         if not ongoing:
-            self._turn, self._turn_start, self._ignore_turn = [], None, False
-            self._turn_quiet = []
+            self.turn = replace(self.turn, words=[], start=None, ignore=False, quiet=[])
         return FloorAction.CONTINUE_SPEAKING
 
     def _episode_cues_for(self, frame: PerceptionFrame, duration: float):
         """Cues over everything said since the onset (not just the latest region), with
         the topical relation perception measured on the latest words."""
-        text = " ".join(w.text.strip() for w in self._episode_words).strip()
+        text = " ".join(w.text.strip() for w in self.overlap.words).strip()
         cues = lexical_cues(text, duration, self.config)
         name = None if cues.other_name or cues.addressed_by_name else leading_name(text)
         if name:
@@ -335,7 +353,7 @@ class EmbeddedFrontend:
                      heard: AddresseeCues | None = None
                      ) -> tuple[FloorAction | None, str | None, list[DelegationRequest]]:
         text = " ".join(w.text.strip() for w in turn).strip()
-        forced, self._after_interrupt = self._after_interrupt, False
+        forced, self.turn.after_interrupt = self.turn.after_interrupt, False
         if not forced:
             cues = self._turn_cues(text, turn[-1].end - start, heard)
             facts = OverlapFacts(cues, quiet, True, turn[-1].end - start, len(turn))
