@@ -104,6 +104,7 @@ class TurnState:
     quiet: list[bool] = field(default_factory=list)
     held: list[Event] = field(default_factory=list)
     heard_span: tuple[float, float] | None = None
+    ends: list[float] = field(default_factory=list)  # offsets judged the end of a turn
     ignore: bool = False
     released_kind: OverlapKind | None = None
     unjudged: bool = False
@@ -166,6 +167,7 @@ class EmbeddedFrontend:
         self._faces_seen = False
         self._background = False
         self._topic: tuple[str, ...] | None = None
+        self._ends: list[float] = []  # turn ends heard in the turn being answered
 
     def close(self) -> None:
         """Nothing to release: perception and the output belong to the runtime."""
@@ -214,6 +216,7 @@ class EmbeddedFrontend:
             self.turn.heard_span = None
         if frame.prosody.rms_db is not None:
             self.turn.quiet.append(frame.prosody.quieter)
+        self.turn.ends += frame.turn_ends
         if frame.final_words:
             w = frame.final_words
             events.append(UserWordsTranscribed(" ".join(x.text.strip() for x in w),
@@ -238,8 +241,9 @@ class EmbeddedFrontend:
             self.turn.unjudged = False  # all words are in, and there were none
             return floor, None, []
         taken = self.turn  # the turn is taken: a fresh one (how to judge it stays)
-        self.turn = replace(taken, words=[], start=None, quiet=[])
+        self.turn = replace(taken, words=[], start=None, quiet=[], ends=[])
         turn, start, quiet = taken.words, taken.start, _mostly(taken.quiet)
+        self._ends = taken.ends
         if self.turn.ignore or self.turn.unjudged:
             released = self.turn.ignore  # let pass as harmless, or never decided
             self.turn.ignore = self.turn.unjudged = False
@@ -353,6 +357,10 @@ class EmbeddedFrontend:
                      heard: AddresseeCues | None = None
                      ) -> tuple[FloorAction | None, str | None, list[DelegationRequest]]:
         text = " ".join(w.text.strip() for w in turn).strip()
+        two = self._two_questions(turn, now)
+        if two is not None:  # one question, one turn: each answered, in order
+            self.turn.after_interrupt = False
+            return floor, two, []
         forced, self.turn.after_interrupt = self.turn.after_interrupt, False
         if not forced:
             cues = self._turn_cues(text, turn[-1].end - start, heard)
@@ -372,6 +380,24 @@ class EmbeddedFrontend:
             # same answer again from the start is no reply: say so instead.
             return floor, CLARIFY, delegations
         return floor, speech, delegations
+
+    def _two_questions(self, turn: list[Word], now: float) -> str | None:
+        """A question the end-of-turn model heard end, then a second begun before its
+        reply (the first's words came in while the user was already asking again): both
+        answered, each as its own question, the second said to be the next one. None when
+        the words hold no such end, or either part is not a question for the memory."""
+        ends = [b for b in self._ends if any(w.start <= b for w in turn)
+                and any(w.start > b for w in turn)]
+        if not ends:
+            return None
+        b = ends[0]
+        parts = [[w for w in turn if w.start <= b], [w for w in turn if w.start > b]]
+        intents = [detect_intent(_text(p), now) for p in parts if p]
+        if len(intents) != 2 or any(i.kind != "answer" for i in intents):
+            return None
+        replies = [self._answer(i.text, now) for i in intents]
+        self._topic = (intents[-1].text, replies[-1])
+        return f"{replies[0]} And your next question: {replies[1]}"
 
     def _act(self, intent: Intent, view: SessionView, floor: FloorAction | None, now: float
              ) -> tuple[FloorAction | None, str | None, list[DelegationRequest]]:

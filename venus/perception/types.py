@@ -72,7 +72,8 @@ class PerceptionFrame:
     `PerceptionConfig.deterministic`). ``transcribing`` is True while a closed region's
     final words are still to come: the user's turn is not complete yet; ``turn_open``
     while the end-of-turn model judged the last offset unfinished and the user may go on
-    (`PerceptionConfig.turn_wait_s`). ``cues``
+    (`PerceptionConfig.turn_wait_s`); ``turn_ends`` the offsets confirmed in this chunk
+    that the end-of-turn model judged the end of a turn (none without a model). ``cues``
     describe the latest utterance (open or just ended). ``face_toward_camera`` is None
     without video.
     """
@@ -87,6 +88,7 @@ class PerceptionFrame:
     final_words: tuple[Word, ...] = ()
     transcribing: bool = False
     turn_open: bool = False
+    turn_ends: tuple[float, ...] = ()
     prosody: Prosody = Prosody()
     cues: AddresseeCues = AddresseeCues()
     faces: int | None = None

@@ -134,6 +134,7 @@ class UserPerception:
         # (region, when that silence began, the job)
         self._early: tuple[int, float, AsrJob] | None = None
         self._turn_open_until: float | None = None  # an unfinished turn waits until then
+        self._turn_ends: list[float] = []  # offsets judged turn ends, not yet in a frame
 
     def close(self) -> None:
         """Stop the ASR workers (joins them after their current job); `feed` no longer works."""
@@ -236,6 +237,7 @@ class UserPerception:
             speech_probability=max(probs, default=0.0), speaking=self._tracker.speaking,
             boundaries=tuple(boundaries), partial_words=self._shown[1],
             final_words=tuple(finals), transcribing=transcribing, turn_open=turn_open,
+            turn_ends=self._take_turn_ends(),
             prosody=self._prosody(speech), cues=cues,
             faces=faces, face_toward_camera=None if faces is None else faces > 0)
 
@@ -312,8 +314,14 @@ class UserPerception:
         if self.end_of_turn is None:
             return
         _, audio = self._audio.slice(start - 0.5, self._audio.end)
-        if not self.end_of_turn.predict(audio).complete:
+        if self.end_of_turn.predict(audio).complete:
+            self._turn_ends.append(end)
+        else:
             self._turn_open_until = end + self.config.turn_wait_s
+
+    def _take_turn_ends(self) -> tuple[float, ...]:
+        ends, self._turn_ends = tuple(self._turn_ends), []
+        return ends
 
     def _turn_open(self, now: float) -> bool:
         """An offset the end-of-turn model judged unfinished, still within its wait, and

@@ -119,6 +119,7 @@ def _merge_perception(frames: list[PerceptionFrame]) -> PerceptionFrame:
         partial_words=last.partial_words,
         final_words=tuple(w for f in frames for w in f.final_words),
         transcribing=last.transcribing, turn_open=last.turn_open,
+        turn_ends=tuple(t for f in frames for t in f.turn_ends),
         prosody=voiced[-1].prosody if voiced else last.prosody, cues=last.cues,
         faces=faces[-1].faces if faces else None,
         face_toward_camera=faces[-1].face_toward_camera if faces else None)
