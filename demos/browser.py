@@ -104,5 +104,13 @@ class Traffic:
         received = sum(e[2].get("dataLength", 0) for e in inside
                        if e[1] == "Network.dataReceived")
         sent = sum(len(r["request"].get("postData") or "") for r in requests)
+        urls = {e[2]["requestId"]: e[2]["request"]["url"].split("?")[0] for e in self.events
+                if e[1] == "Network.requestWillBeSent"}
+        by_url: dict[str, int] = {}
+        for e in inside:
+            if e[1] == "Network.dataReceived":
+                url = urls.get(e[2].get("requestId"), "?")
+                by_url[url] = by_url.get(url, 0) + e[2].get("dataLength", 0)
         return {"requests": len(requests), "bytes": received + sent,
-                "urls": [r["request"]["url"].split("?")[0] for r in requests]}
+                "urls": [r["request"]["url"].split("?")[0] for r in requests],
+                "bytes_by_url": by_url}

@@ -202,8 +202,9 @@ def test_answers_have_chips_that_seek_and_every_label_is_video_time(server, tab,
     page.wait_for_timeout(10_000)  # the window being measured: an idle tab for 10 s
     idle = traffic.window(start, time.monotonic())
     print(f"idle traffic over 10 s with one loaded session: {idle['requests']} requests, "
-          f"{idle['bytes']} bytes ({idle['urls']})")
-    assert idle["requests"] <= 5 and idle["bytes"] <= 5_000
+          f"{idle['bytes']} bytes ({idle['urls']}; received by stream: "
+          f"{idle['bytes_by_url']})")
+    assert idle["requests"] <= 5 and idle["bytes"] <= 5_000, idle
     from demos.ui import QUEUE_IDLE_POLL_S  # the server's queue does not spin either
     assert server["demo"]._queue.sleep_when_free == QUEUE_IDLE_POLL_S
     replies = page.locator("#venus-chat [data-testid=bot]").count()
