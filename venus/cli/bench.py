@@ -24,6 +24,7 @@ BENCHMARKS = {
     "server": "venus.bench.server",
     "proactive": "venus.bench.proactive",
     "qa": "venus.bench.qa",
+    "voice": "venus.bench.voice",
 }
 
 
