@@ -1,5 +1,5 @@
-"""Floor control that does not fall silent, as a listener hears it (real eSpeak, Silero,
-Whisper, MiniLM; the embedded frontend through `venus.assistant`; simulated time).
+"""Floor control that does not fall silent, as a listener hears it (the assistant's real
+voice, Piper or eSpeak NG; users in eSpeak NG; Silero, Whisper, MiniLM; the embedded frontend through `venus.assistant`; simulated time).
 
 * a backchannel, a remark to someone else and a TV in the background: the output may
   duck, but is never silent for more than 0.8 s while the answer had more to say;
@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from memory.models import EspeakSynthesizer
 from venus.events import SpeechQueued
-from venus.scenario import parse_scenario, run_scenario
-from venus.speech import SpeechOutputOptions, split_pieces
+from venus.scenario import parse_scenario, run_scenario, shared_models
+from venus.speech import split_pieces
 
 pytestmark = pytest.mark.slow
 
@@ -31,8 +30,8 @@ FIRST = "At 0:00, The French Revolution began in 1789 with the storming of the B
 
 def _duration(text: str) -> float:
     """How long the assistant's voice takes to say ``text`` (its pieces, as it plays them)."""
-    o, tts = SpeechOutputOptions(), EspeakSynthesizer()
-    return sum(tts.synthesize(p, o.voice, o.rate, o.pitch).duration for p in split_pieces(text))
+    tts = shared_models().voice.synthesizer
+    return sum(tts.synthesize(p).duration for p in split_pieces(text))
 
 
 def _queued(run):

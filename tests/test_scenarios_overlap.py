@@ -25,7 +25,8 @@ from venus.events import (
     WorkState,
 )
 from venus.frontend.embedded import resume_text
-from venus.scenario import parse_scenario, run_scenario
+from venus.scenario import parse_scenario, run_scenario, shared_models
+from venus.speech.synthesis import espeak_voice, piper_missing, piper_voice
 
 pytestmark = pytest.mark.slow
 
@@ -227,10 +228,18 @@ def test_a_quiet_tv_asking_a_question_is_not_answered():
     assert all("weather" not in e.text.lower() for _, e in _entries(run, UserWordsTranscribed))
 
 
-def test_an_interruption_is_still_heard_through_loud_echo():
-    doc = {"name": "echo-interrupt", "notes": NOTES, "echo": {"gain_db": -3, "delay_ms": 25},
-           "turns": [QUESTION, dict(OVERLAPS["interruption"], after_assistant=1.5)]}
-    run = _run(doc)
+LOUD_ECHO = {"name": "echo-interrupt", "notes": NOTES, "echo": {"gain_db": -3, "delay_ms": 25},
+             "turns": [QUESTION, dict(OVERLAPS["interruption"], after_assistant=1.5)]}
+
+
+@pytest.mark.parametrize("voice", ["espeak", "piper"])
+def test_an_interruption_is_still_heard_through_loud_echo(voice):
+    """In either assistant voice: Piper's voiced onsets once made the canceller learn a
+    path a pitch period off at the start of the second answer (heard as an overlap)."""
+    if voice == "piper" and piper_missing():
+        pytest.skip(piper_missing())
+    make = espeak_voice if voice == "espeak" else piper_voice
+    run = run_scenario(parse_scenario(LOUD_ECHO), models=shared_models().with_voice(make()))
     over = run.turns[1]
     assert [e.kind for _, e in _entries(run, OverlapClassified)] == [OverlapKind.INTERRUPTION]
     silent = run.silent_after(over.start)

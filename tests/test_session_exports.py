@@ -27,13 +27,14 @@ PUBLIC = {
         "Overlap", "ResultOffer", "SessionView", "WorkItemView",
     },
     "venus.speech": {
-        "AudioSpeechOutput", "EchoCanceller", "EchoEstimate", "EchoOptions", "Heard",
-        "OutputControl", "PlaybackReport", "PlaybackStatus", "SpeechOutput",
-        "SpeechOutputOptions", "TimedTextOutput", "Utterance", "split_pieces",
+        "AssistantVoice", "AudioSpeechOutput", "EchoCanceller", "EchoEstimate", "EchoOptions",
+        "Heard", "OutputControl", "PlaybackReport", "PlaybackStatus", "SpeechOutput",
+        "SpeechOutputOptions", "SynthesisAhead", "TimedTextOutput", "Utterance",
+        "choose_voice", "split_pieces",
     },
     "venus.testing": {
         "FakeAnswer", "FakeEndOfTurn", "FakeEvidence", "FakeFrontend", "FakeMemory", "FakeMoment",
-        "FakeSpeechOutput", "FakeVideoSource",
+        "FakeSpeechOutput", "FakeSynthesizer", "FakeVideoSource",
         "fake_chunk",
     },
 }

@@ -25,6 +25,7 @@ from venus.harness import Capability, MemoryView
 from venus.perception import PerceptionConfig, UserPerception
 from venus.runtime import DuplexIO, DuplexOptions, Session, SessionOptions
 from venus.speech import AudioSpeechOutput, SpeechOutput, SpeechOutputOptions
+from venus.speech.synthesis import AssistantVoice, choose_voice
 from venus.timeline import Timeline
 
 __all__ = ["AssistantModels", "AssistantOptions", "assistant", "shared_models"]
@@ -35,11 +36,13 @@ _MODES = ("omni", "audio")
 @dataclass
 class AssistantModels:
     """The embedded models an assistant needs, loaded on first use and then reused:
-    ``tts`` (eSpeak NG), ``detector`` (Silero VAD), ``transcriber`` (the live user's
-    greedy Whisper), ``embedder`` (MiniLM), ``probe`` (the fast first-words reader, the
-    same Whisper with a short audio context; loaded on the first overlap). Pass your own
-    in ``_cache`` by name (``"tts"``, ``"vad"``, ``"asr"``, ``"embedder"``, ``"probe"``)
-    to swap one."""
+    ``voice`` (the assistant's own: Piper when the ``voices`` extra is installed, else
+    eSpeak NG; a `venus.speech.synthesis.AssistantVoice`), ``tts`` (eSpeak NG, the engine
+    simulated users speak with), ``detector`` (Silero VAD), ``transcriber`` (the live
+    user's greedy Whisper), ``embedder`` (MiniLM), ``probe`` (the fast first-words reader,
+    the same Whisper with a short audio context; loaded on the first overlap). Pass your
+    own in ``_cache`` by name (``"voice"``, ``"tts"``, ``"vad"``, ``"asr"``,
+    ``"embedder"``, ``"probe"``) to swap one."""
 
     _cache: dict[str, Any] = field(default_factory=dict)
 
@@ -47,6 +50,14 @@ class AssistantModels:
         if name not in self._cache:
             self._cache[name] = make()
         return self._cache[name]
+
+    def with_voice(self, voice: AssistantVoice) -> AssistantModels:
+        """These models, shared (what one loads the other has), speaking with ``voice``."""
+        return _VoicedModels(self, voice)
+
+    @property
+    def voice(self) -> AssistantVoice:
+        return self._get("voice", choose_voice)
 
     @property
     def tts(self):
@@ -81,6 +92,16 @@ class AssistantModels:
     def probe(self):
         from venus.perception.probe import WhisperProbe
         return self._get("probe", WhisperProbe)
+
+
+class _VoicedModels(AssistantModels):
+    def __init__(self, base: AssistantModels, voice: AssistantVoice) -> None:
+        super().__init__(base._cache)
+        self._voice = voice
+
+    @property
+    def voice(self) -> AssistantVoice:
+        return self._voice
 
 
 @cache
@@ -127,8 +148,9 @@ def assistant(memory: MemoryView | None = None, *, mode: str = "omni",
     * ``frontend``: another policy (a `venus.frontend.transformers.TransformersFrontend`,
       an OpenAI-compatible one, your own); default the embedded frontend. Every frontend
       gets the same duplex I/O: echo removal, perception, the overlap gate.
-    * ``speech``: where the voice goes; default a `venus.speech.AudioSpeechOutput`
-      (eSpeak NG, sample-aligned with the input).
+    * ``speech``: where the voice goes; default a `venus.speech.AudioSpeechOutput` in
+      ``models.voice`` (Piper, or eSpeak NG without the ``voices`` extra), sample-aligned
+      with the input; on a wall clock it synthesizes ahead on a worker thread.
     * ``capabilities``: background work it may delegate (default: the built-ins).
     * ``timeline``: a `venus.timeline.Timeline`, a JSONL path, or None (in memory);
       ``session_id`` names the session.
@@ -156,8 +178,8 @@ def assistant(memory: MemoryView | None = None, *, mode: str = "omni",
     clock = clock or WallClock()
     config = replace(options.perception or PerceptionConfig(),
                      deterministic=clock.kind == "simulated")
-    output = speech if speech is not None else AudioSpeechOutput(options.voice,
-                                                                 synthesizer=models.tts)
+    output = speech if speech is not None else AudioSpeechOutput(
+        options.voice, synthesizer=models.voice.synthesizer, ahead=clock.kind != "simulated")
     perception = UserPerception(config, detector=models.detector,
                                 transcriber=models.transcriber, embedder=models.embedder,
                                 faces=mode == "omni", probe=_LazyProbe(models),

@@ -5,25 +5,29 @@ of the seams, only simpler and deterministic. `FakeFrontend` follows a per-chunk
 `FakeVideoSource` yields synthetic one-second `VideoChunk`s; `FakeMemory` answers
 `MemoryView` queries by word overlap over given moments; `FakeSpeechOutput` plays text at
 a speaking rate in session time and keeps a history of what was heard; `FakeEndOfTurn`
-calls a turn complete after a given silence (or as a function says).
+calls a turn complete after a given silence (or as a function says); `FakeSynthesizer`
+speaks a tone per word and can be held mid-synthesis, to test code that must not wait
+for a slow voice.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from memory.media import SAMPLE_RATE, Frame, VideoChunk
+from memory.models.base import Speech, Word
 from venus.frontend.base import Decision, DuplexFrame, SessionView
 from venus.perception.turn import DEFAULT_THRESHOLD, TurnPrediction
 from venus.speech.base import PlaybackStatus, Utterance
 from venus.speech.text import TimedTextOutput
 
 __all__ = ["FakeAnswer", "FakeEndOfTurn", "FakeEvidence", "FakeFrontend", "FakeMemory",
-           "FakeMoment", "FakeSpeechOutput", "FakeVideoSource", "fake_chunk"]
+           "FakeMoment", "FakeSpeechOutput", "FakeSynthesizer", "FakeVideoSource", "fake_chunk"]
 
 Script = Callable[[DuplexFrame, SessionView], Decision]
 
@@ -186,6 +190,64 @@ class FakeSpeechOutput(TimedTextOutput):
     def heard(self) -> list[str]:
         """Texts played to the end, in order."""
         return [h[4] for h in self.history if h[1] is PlaybackStatus.FINISHED]
+
+
+class FakeSynthesizer:
+    """A `memory.models.base.SpeechSynthesizer`: each word a ``word_s`` tone (its own
+    pitch) with exact word timings, the same samples for the same text.
+
+    `hold` makes every call (after the next ``after``) wait inside the synthesizer until
+    `release` (at most ``max_hold_s`` real seconds, then it fails: a test that deadlocks
+    says so); ``calls`` lists the texts asked for, ``inside`` how many calls wait now, and
+    `wait_inside` blocks until one does.
+    """
+
+    sample_rate = SAMPLE_RATE
+
+    def __init__(self, word_s: float = 0.3, max_hold_s: float = 10.0) -> None:
+        self.word_s, self.max_hold_s = word_s, max_hold_s
+        self.calls: list[str] = []
+        self.inside = 0
+        self._open, self._entered = threading.Event(), threading.Event()
+        self._open.set()
+        self._free = 0
+
+    def hold(self, after: int = 0) -> None:
+        self._free = after
+        self._open.clear()
+
+    def release(self) -> None:
+        self._open.set()
+
+    def wait_inside(self, timeout: float = 10.0) -> None:
+        if not self._entered.wait(timeout):
+            raise TimeoutError(f"no call reached the held FakeSynthesizer in {timeout} s")
+
+    def synthesize(self, text: str, voice: str | None = None, rate: int | None = None,
+                   pitch: int | None = None) -> Speech:
+        self.calls.append(text)
+        if self._free > 0:
+            self._free -= 1
+            return self._speak(text)
+        self.inside += 1
+        if not self._open.is_set():
+            self._entered.set()
+        try:
+            if not self._open.wait(self.max_hold_s):
+                raise TimeoutError(f"FakeSynthesizer held {self.max_hold_s} s: nobody released it")
+        finally:
+            self.inside -= 1
+        return self._speak(text)
+
+    def _speak(self, text: str) -> Speech:
+        n = round(self.word_s * SAMPLE_RATE)
+        t = np.arange(n) / SAMPLE_RATE
+        tones, words = [], []
+        for i, word in enumerate(text.split()):
+            tones.append(0.3 * np.sin(2 * np.pi * (200 + 10 * (len(word) % 20)) * t))
+            words.append(Word(word, i * self.word_s, (i + 1) * self.word_s))
+        audio = np.concatenate(tones).astype(np.float32) if tones else np.zeros(0, np.float32)
+        return Speech(audio=audio, words=tuple(words), text=" ".join(text.split()))
 
 
 def _words(text: str) -> set[str]:

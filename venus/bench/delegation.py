@@ -184,8 +184,10 @@ def _longest_gap(busy: list[tuple[float, float]], start: float, end: float) -> f
 
 def run(args: argparse.Namespace) -> BenchReport:
     from venus.eval.synth import HELD_OUT_SEED
-    from venus.scenario import parse_scenario, run_scenario
+    from venus.scenario import parse_scenario, run_scenario, shared_models
+    from venus.speech.synthesis import espeak_voice
 
+    models = shared_models().with_voice(espeak_voice())  # the evaluation's: `venus.eval.runner`
     if getattr(args, "held_out", False):
         args.seed = HELD_OUT_SEED  # so the JSON records the seed really used
     rng = random.Random(args.seed)
@@ -193,7 +195,7 @@ def run(args: argparse.Namespace) -> BenchReport:
     outcomes: list[RequestOutcome] = []
     stale = over_user = 0
     for name in names:
-        result = run_scenario(parse_scenario(script_doc(name, rng)))
+        result = run_scenario(parse_scenario(script_doc(name, rng)), models=models)
         got, s, o = score_run(name, result)
         outcomes += got
         stale += s

@@ -137,11 +137,13 @@ def _p(values: list[float], q: float) -> float | None:
 def run(args: argparse.Namespace) -> BenchReport:
     from venus.events import OverlapClassified, SpeechQueued, SpeechStopped
     from venus.scenario import ScenarioModels, parse_scenario, run_scenario, shared_models
+    from venus.speech.synthesis import espeak_voice
 
     base = shared_models()
     asr = _TimedTranscriber(base.transcriber)
     models = ScenarioModels({"tts": base.tts, "vad": base.detector, "asr": asr,
-                             "embedder": base.embedder})
+                             "embedder": base.embedder,
+                             "voice": espeak_voice()})  # the evaluation's: `venus.eval.runner`
     rng = random.Random(args.seed)
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     steps: list[float] = []

@@ -65,7 +65,7 @@ def diagnose() -> list[Seam]:
     """Every seam, checked without loading a model."""
     return [_torch(), _faiss(), _asr(), _embedder(), _onnx("voice activity (Silero VAD)",
             "silero-vad", _silero_model()), _onnx("OCR (RapidOCR, PP-OCR)", "rapidocr", ""),
-            _tts(), _decoder()]
+            _tts(), _voice(), _decoder()]
 
 
 def _dist(name: str) -> str | None:
@@ -193,6 +193,17 @@ def _tts() -> Seam:
         seam.runs_on = "missing"
         seam.problems.append(f"espeakng-loader is not usable ({exc}): pip install realtime-venus")
     return seam
+
+
+def _voice(missing=None) -> Seam:
+    """The assistant's own voice: Piper when the voices extra is installed, else eSpeak NG
+    (a fallback, not a problem); ``missing`` replaces the check for Piper (tests)."""
+    from venus.speech.synthesis import choose_voice, piper_missing
+
+    voice = choose_voice(missing or piper_missing)
+    package = "piper-tts" if voice.engine == "piper" else "espeakng-loader"
+    return Seam("the assistant's voice", "CPU", model=voice.name,
+                version=f"{package} {_dist(package)}", why=voice.reason)
 
 
 def _decoder() -> Seam:

@@ -53,15 +53,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from venus.clock import SimulatedClock, WallClock
-    from venus.scenario import parse_scenario, run_scenario
+    from venus.scenario import parse_scenario, run_scenario, shared_models
 
     turns = [_turn(s, args.voice) for s in args.say]
     scenario = parse_scenario({"name": "talk", "video": args.video, "mode": args.mode,
                                "video_audio_db": args.video_audio_db, "turns": turns},
                               "command line")
     clock = SimulatedClock() if args.simulated else WallClock()
+    voice = shared_models().voice
     print(f"venus talk: {args.video} ({'simulated' if args.simulated else 'wall'} clock, "
-          f"{args.mode} frontend); Ctrl-C stops", file=sys.stderr)
+          f"{args.mode} frontend, the assistant's voice {voice.name}); Ctrl-C stops",
+          file=sys.stderr)
     result = _told_with_flags(args.out is not None, lambda: run_scenario(
         scenario, args.out, clock=clock, on_entry=lambda e: _print(e, args.all)))
     s = result.summary

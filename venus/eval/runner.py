@@ -11,6 +11,13 @@ track adds frames), answering from a `memory.NotesMemory` of the notes
 own words at their played times, FDB's transcript schema, ``"source": "self"``) and
 ``timeline.jsonl``.
 
+The assistant speaks eSpeak NG here (`venus.speech.synthesis.espeak_voice`), not the
+app's Piper voice: Piper's ``en_US-joe-medium`` is one of the simulated users' voice
+families on the tuning split (`venus.eval.voices`), so the assistant would talk in a
+user's own voice; and the published figures were tuned with it. Piper is deterministic
+too (noise scales 0: the same samples in every call and process), so the choice is about
+what is measured, not about replay.
+
 Word times: the output knows which words of each utterance were heard; their times are
 laid over the voiced 10 ms frames of that utterance's stretch of ``output.wav`` in
 proportion to their length (pauses and ducks included), accurate to about a word.
@@ -81,8 +88,9 @@ def stream_audio(audio: np.ndarray, *, models=None, video: str | None = None,
                  timeline_path: Path | None = None, session_id: str = "fdb") -> StreamRun:
     """Run the assistant (`venus.assistant`) over ``audio`` as a live stream in simulated time."""
     from venus.clock import SimulatedClock
-    from venus.factory import AssistantOptions, assistant
+    from venus.factory import AssistantOptions, assistant, shared_models
     from venus.runtime import SessionOptions
+    from venus.speech.synthesis import espeak_voice
     from venus.timeline import Timeline
 
     memory = _memory(notes if notes is not None else NOTES, models)
@@ -90,6 +98,7 @@ def stream_audio(audio: np.ndarray, *, models=None, video: str | None = None,
         timeline_path.unlink(missing_ok=True)
     timeline = Timeline(session_id, timeline_path)
     options = AssistantOptions(session=SessionOptions(drain_s=1.0))
+    models = (models or shared_models()).with_voice(espeak_voice())  # see the docstring
     with assistant(memory, mode=mode, clock=SimulatedClock(), timeline=timeline,
                    session_id=session_id, options=options, models=models) as session:
         session.run(_AudioSource(audio, video))

@@ -3,8 +3,9 @@ queue with a cursor on session time, atomic stop/flush, ducking and pausing at s
 resolution, word-level playback acknowledgement, and echo control against the played signal.
 
 Layers inside the package: ``base`` (the `SpeechOutput` / `OutputControl` Protocols and
-their data) -> ``pieces`` (text), ``echo`` (numpy) -> ``text`` (`TimedTextOutput`) and
-``output`` (`AudioSpeechOutput`).
+their data) -> ``pieces`` (text), ``echo`` (numpy), ``synthesis`` (the assistant's voice,
+synthesis ahead on a worker) -> ``text`` (`TimedTextOutput`) and ``output``
+(`AudioSpeechOutput`).
 """
 
 from venus.speech.base import (
@@ -18,10 +19,11 @@ from venus.speech.base import (
 from venus.speech.echo import EchoCanceller, EchoEstimate, EchoOptions
 from venus.speech.output import AudioSpeechOutput, SpeechOutputOptions
 from venus.speech.pieces import split_pieces
+from venus.speech.synthesis import AssistantVoice, SynthesisAhead, choose_voice
 from venus.speech.text import TimedTextOutput
 
 __all__ = [
-    "AudioSpeechOutput", "EchoCanceller", "EchoEstimate", "EchoOptions", "Heard",
+    "AssistantVoice", "AudioSpeechOutput", "EchoCanceller", "EchoEstimate", "EchoOptions", "Heard",
     "OutputControl", "PlaybackReport", "PlaybackStatus", "SpeechOutput", "SpeechOutputOptions",
-    "TimedTextOutput", "Utterance", "split_pieces",
+    "SynthesisAhead", "TimedTextOutput", "Utterance", "choose_voice", "split_pieces",
 ]

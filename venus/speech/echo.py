@@ -116,15 +116,27 @@ class EchoCanceller:
         return mic_ctx, ref_ctx
 
     def _learn(self, mic: np.ndarray, ref: np.ndarray, n: int, d_max: int) -> None:
-        delay = self._delay(mic, ref, n, d_max)
+        fits = [self._fit(mic, ref, n, d_max, self._delay(mic, ref, n, d_max))]
+        if self.path is not None:
+            # A held path must be beaten on the same input: where an answer starts near
+            # the end of the context, the raw correlation can peak a pitch period off the
+            # true delay (Piper's voiced onsets: 9 ms off, at a third of the gain).
+            fits.append(self._fit(mic, ref, n, d_max, self.path[0]))
+        best = max((f for f in fits if f is not None), key=lambda f: f[2], default=None)
+        if best is not None and best[2] >= self.options.learn_correlation:
+            self.path = best[:2]
+
+    def _fit(self, mic: np.ndarray, ref: np.ndarray, n: int, d_max: int, delay: int
+             ) -> tuple[int, float, float] | None:
+        """(delay, least-squares gain, normalised correlation) of the reference at ``delay``."""
         aligned = ref[d_max - delay: d_max - delay + n]
         energy = float(np.dot(aligned, aligned))
         mic_energy = float(np.dot(mic, mic))
         if energy <= 0 or mic_energy <= 0:
-            return
+            return None
         cross = float(np.dot(mic, aligned))
-        if cross / np.sqrt(energy * mic_energy) >= self.options.learn_correlation:
-            self.path = (delay, float(np.clip(cross / energy, 0.0, self.options.max_gain)))
+        return (delay, float(np.clip(cross / energy, 0.0, self.options.max_gain)),
+                cross / np.sqrt(energy * mic_energy))
 
     @staticmethod
     def _delay(mic: np.ndarray, ref: np.ndarray, n: int, d_max: int) -> int:

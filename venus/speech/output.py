@@ -2,7 +2,13 @@
 
 Implements `venus.speech.base.OutputControl` (and so `SpeechOutput`) with real audio.
 Above `venus.speech.pieces` and `base`; the runtime's duplex I/O steers it. Each queued utterance is cut
-into short pieces (sentences, clauses) and each piece is synthesized just before it plays.
+into short pieces (sentences, clauses) and each piece is synthesized before it plays:
+inline, just before, in simulated time (it takes no session time, and replays stay
+byte-identical); on a worker, all pieces in order from the moment of queueing, with ``ahead``
+(live sessions: `venus.speech.synthesis.SynthesisAhead`), so the caller never waits for the
+TTS. Ahead, the first piece is cut short (``first_piece_words``) and an utterance starts
+playing at the first `poll` that finds that piece ready (silence until then); a later piece
+not ready in time holds the cursor, as a pause would.
 Playback is a deterministic function of session time: the output keeps a *committed
 horizon* (the sample up to which the played waveform is final) and renders into one
 buffer aligned sample for sample with the session's input (session time 0 = sample 0),
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -41,6 +48,7 @@ from memory.media import SAMPLE_RATE
 from memory.models.base import Speech, SpeechSynthesizer
 from venus.speech.base import Heard, PlaybackReport, PlaybackStatus, Utterance
 from venus.speech.pieces import split_pieces
+from venus.speech.synthesis import ESPEAK_PITCH, ESPEAK_RATE, ESPEAK_VOICE, SynthesisAhead
 
 __all__ = ["AudioSpeechOutput", "SpeechOutputOptions"]
 
@@ -51,15 +59,18 @@ _END = 1 << 62  # "never" in samples
 
 @dataclass(frozen=True)
 class SpeechOutputOptions:
-    """``voice``/``rate``/``pitch`` of the assistant (eSpeak names, words per minute, 0-99);
-    ``duck_db`` the gain while ducked; ``max_piece_words`` the longest piece synthesized at
-    once; ``input_lag_s`` how far behind ``now`` playback may wait for the input gate."""
+    """``voice``/``rate``/``pitch`` passed to the synthesizer (its voice names, words per
+    minute, 0-99; None: the synthesizer's own); ``duck_db`` the gain while ducked;
+    ``max_piece_words`` the longest piece synthesized at once; ``first_piece_words`` the
+    longest first piece when synthesizing ahead (its audio is the first audio of a reply);
+    ``input_lag_s`` how far behind ``now`` playback may wait for the input gate."""
 
-    voice: str = "en-us+m3"
-    rate: int = 175
-    pitch: int = 50
+    voice: str | None = None
+    rate: int | None = None
+    pitch: int | None = None
     duck_db: float = -15.0
     max_piece_words: int = 14
+    first_piece_words: int = 5
     input_lag_s: float = 1.25
 
 
@@ -69,6 +80,8 @@ class _Track:
     pieces: list[str]
     queued_at: int  # sample
     audio: dict[int, Speech] = field(default_factory=dict)  # shared by previews
+    pending: list[Future[Speech]] = field(default_factory=list)  # ahead: one per piece
+    ready: bool = True  # ahead: False until a poll finds the first piece synthesized
 
     @property
     def words(self) -> int:
@@ -102,13 +115,16 @@ Emit = Callable[[_Track, PlaybackStatus, int, _Cursor | None], None]
 class AudioSpeechOutput:
     """Real speech output: TTS pieces, a playout cursor, duck/pause/stop, word-level acks.
 
-    ``synthesizer`` defaults to `memory.models.EspeakSynthesizer` (loaded on first use).
+    ``synthesizer`` defaults to `memory.models.EspeakSynthesizer` (``en-us+m3``, 175
+    words a minute; loaded on first use); ``ahead``: synthesize on a worker thread (live
+    sessions; `close` stops it).
     """
 
     def __init__(self, options: SpeechOutputOptions | None = None, *,
-                 synthesizer: SpeechSynthesizer | None = None) -> None:
+                 synthesizer: SpeechSynthesizer | None = None, ahead: bool = False) -> None:
         self.options = options or SpeechOutputOptions()
         self._tts = synthesizer
+        self._ahead = SynthesisAhead(self._synthesizer()) if ahead else None
         self._state = _State()
         self._buffer = np.zeros(SAMPLE_RATE * 30, np.float32)
         self._reports: list[PlaybackReport] = []
@@ -124,10 +140,17 @@ class AudioSpeechOutput:
         return self._state.current is not None or bool(self._state.queue)
 
     def queue(self, utterance: Utterance, now: float) -> None:
-        pieces = split_pieces(utterance.text, self.options.max_piece_words) or [""]
-        self._state.queue.append(_Track(utterance, pieces, max(_sample(now), self._state.horizon)))
+        o = self.options
+        first = o.first_piece_words if self._ahead else None
+        pieces = split_pieces(utterance.text, o.max_piece_words, first) or [""]
+        track = _Track(utterance, pieces, max(_sample(now), self._state.horizon))
+        if self._ahead is not None:
+            track.pending = [self._ahead.submit(p, o.voice, o.rate, o.pitch) for p in pieces]
+            track.ready = False
+        self._state.queue.append(track)
 
     def poll(self, now: float) -> list[PlaybackReport]:
+        self._arrive(now)
         target = _sample(now)
         if self._following:
             target = min(target, max(self._input_until, _sample(now - self.options.input_lag_s)))
@@ -142,11 +165,29 @@ class AudioSpeechOutput:
             self._emit(s.current.track, PlaybackStatus.STOPPED, s.horizon, s.current)
         for track in s.queue:
             self._emit(track, PlaybackStatus.STOPPED, s.horizon, None)
+        for track in ([s.current.track] if s.current else []) + s.queue:
+            for future in track.pending:
+                future.cancel()  # not started: never synthesized
         s.current, s.queue, s.actions = None, [], []
         s.gain, s.paused = 1.0, False
         return self._take()
 
     flush = stop  # the same atomic operation: nothing queued survives, nothing more plays
+
+    def close(self) -> None:
+        """Stop the synthesis worker (ahead): pieces not started are dropped."""
+        if self._ahead is not None:
+            self._ahead.close()
+
+    @property
+    def synthesizer(self) -> SpeechSynthesizer:
+        """The voice this output speaks with."""
+        return self._synthesizer()
+
+    @property
+    def synthesis(self) -> SynthesisAhead | None:
+        """The worker synthesizing ahead (None: inline)."""
+        return self._ahead
 
     # -- control at sample resolution --------------------------------------------------
     def advance(self, until: float) -> list[PlaybackReport]:
@@ -250,8 +291,8 @@ class AudioSpeechOutput:
                 self._apply(s, s.actions.pop(0)[1])
             end = min(until, s.actions[0][0] if s.actions else _END)
             if s.current is None and s.queue:
-                if s.queue[0].queued_at > s.horizon:
-                    s.horizon = min(end, s.queue[0].queued_at)
+                if not s.queue[0].ready or s.queue[0].queued_at > s.horizon:
+                    s.horizon = min(end, s.queue[0].queued_at) if s.queue[0].ready else end
                     continue
                 s.current = _Cursor(s.queue.pop(0))
                 emit(s.current.track, PlaybackStatus.STARTED, s.horizon, s.current)
@@ -262,7 +303,11 @@ class AudioSpeechOutput:
 
     def _play(self, s: _State, end: int, sink, emit: Emit) -> None:
         cur = s.current
-        audio = self._piece(cur.track, cur.piece).audio
+        speech = self._piece(cur.track, cur.piece)
+        if speech is None:  # ahead, and not synthesized yet: hold the cursor
+            s.horizon = end
+            return
+        audio = speech.audio
         n = min(end - s.horizon, len(audio) - cur.offset)
         if n > 0:
             sink(s.horizon, audio[cur.offset:cur.offset + n] * s.gain)
@@ -284,19 +329,33 @@ class AudioSpeechOutput:
         elif action == "resume":
             s.paused = False
 
-    def _piece(self, track: _Track, index: int) -> Speech:
+    def _piece(self, track: _Track, index: int) -> Speech | None:
+        """The piece's speech; None while it is still being synthesized ahead."""
         speech = track.audio.get(index)
         if speech is None:
-            o = self.options
-            speech = self._synthesizer().synthesize(track.pieces[index], o.voice, o.rate, o.pitch)
+            if track.pending:
+                if not track.pending[index].done():
+                    return None
+                speech = track.pending[index].result()
+            else:
+                o = self.options
+                speech = self._synthesizer().synthesize(track.pieces[index], o.voice, o.rate,
+                                                        o.pitch)
             track.audio[index] = speech
         return speech
+
+    def _arrive(self, now: float) -> None:
+        """Ahead: an utterance whose first piece is now synthesized may start from ``now``."""
+        for track in self._state.queue:
+            if not track.ready and track.pending[0].done():
+                track.ready = True
+                track.queued_at = max(track.queued_at, _sample(now))
 
     def _synthesizer(self) -> SpeechSynthesizer:
         if self._tts is None:
             from memory.models import EspeakSynthesizer
 
-            self._tts = EspeakSynthesizer()
+            self._tts = EspeakSynthesizer(ESPEAK_VOICE, ESPEAK_RATE, ESPEAK_PITCH)
         return self._tts
 
     def _write(self, at: int, audio: np.ndarray) -> None:
