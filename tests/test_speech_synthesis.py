@@ -93,9 +93,10 @@ def test_a_live_output_never_waits_for_a_slow_voice():
         assert not out.waveform().any()  # silence until the first piece is ready
         fake.release()
         out.synthesis.wait(10)
-        out.poll(0.6)  # finds the first piece ready: the utterance may start from here
-        reports = out.poll(0.7)
+        # the poll that finds the first piece ready starts it there, and says so at once
+        reports = out.poll(0.6)
         assert [(r.status, r.time) for r in reports] == [(PlaybackStatus.STARTED, 0.6)]
+        assert out.poll(0.7) == []
         assert out.started == [("u1", 0.6)] and out.rendered(0.6, 0.7).any()
     finally:
         fake.release()
@@ -151,8 +152,9 @@ def test_a_piece_not_ready_in_time_holds_the_cursor():
         fake.hold(after=1)  # the first piece comes at once, the second waits
         out.queue(Utterance("u1", "One two three four five six. Seven eight nine."), 0.0)
         fake.wait_inside()  # the first piece is synthesized, the second is under way
-        out.poll(0.0)  # finds the first piece ready
-        assert [r.status for r in out.poll(1.0)] == [PlaybackStatus.STARTED]
+        # the poll that finds the first piece ready starts it, and says so at once
+        assert [r.status for r in out.poll(0.0)] == [PlaybackStatus.STARTED]
+        assert out.poll(1.0) == []
         # the first piece (0.5 s) has played; then the cursor waits
         assert out.heard_so_far().heard_text == "One two three four five"
         assert out.rendered(0.0, 0.5).any() and not out.rendered(0.5, 1.0).any()

@@ -304,9 +304,15 @@ class DuplexIO:
         self._recent = (np.zeros(0, np.float32), 0.0)
 
     def close(self) -> None:
-        """Stop perception's ASR worker (joins it after its current job)."""
-        if self.perception is not None:
-            self.perception.close()
+        """Stop perception's ASR worker (joins it after its current job) and the output's
+        synthesis worker, if it has one."""
+        try:
+            if self.perception is not None:
+                self.perception.close()
+        finally:
+            close = getattr(self.output, "close", None)
+            if callable(close):
+                close()
 
     # -- the steps -------------------------------------------------------------------
     def _cancel_echo(self, chunk: VideoChunk) -> tuple[VideoChunk, np.ndarray | None]:

@@ -278,7 +278,8 @@ class AudioSpeechOutput:
         if until > self._state.horizon:
             self._run(self._state, until, self._write, self._emit)
         s = self._state
-        if s.current is None and s.queue and s.queue[0].queued_at <= s.horizon and not s.paused:
+        if (s.current is None and s.queue and s.queue[0].ready
+                and s.queue[0].queued_at <= s.horizon and not s.paused):
             # due now: it starts at the horizon, reported at once (not when its first
             # samples are committed on the next hop)
             s.current = _Cursor(s.queue.pop(0))
