@@ -288,9 +288,11 @@ class EmbeddedFrontend:
         ended = ep.ended_at is not None and not ongoing
         if frame.prosody.rms_db is not None:
             self.overlap.quiet.append(frame.prosody.quieter)
-        # Quiet (rule 2) as the gate heard the onset, or in every chunk of the episode: one
-        # chunk holding only a soft tail ("...bees?") does not make a loud overlap quiet.
-        quiet = ep.quiet or (bool(self.overlap.quiet) and all(self.overlap.quiet))
+        # Quiet (rule 2) as the gate heard the onset, or in every voiced hop of the episode
+        # once there are enough of them to say so (the gate's own 0.3 s window): one hop
+        # holding only a soft onset or tail ("...bees?") does not make a loud overlap quiet.
+        heard = self.overlap.quiet
+        quiet = ep.quiet or (len(heard) >= QUIET_MIN_HOPS and all(heard))
         if ep.ended_at is not None and not frame.speaking and frame.transcribing \
                 and not quiet:
             # The overlap is over and its final words are due next chunk: wait for them
@@ -439,6 +441,7 @@ class EmbeddedFrontend:
         return token
 
 
+QUIET_MIN_HOPS = 3  # voiced hops of an overlap before it may be judged quiet (0.3 s)
 TURN_QUIET_SHARE = 0.8  # of a turn's voiced hops quieter than the user: a quiet turn
 
 
