@@ -85,7 +85,8 @@ def test_doctor_names_every_seam_and_writes_json(tmp_path, capsys):
     names = [s["name"] for s in doc["seams"]]
     assert names == ["torch", "vector index (FAISS)", "speech recognition (Whisper)",
                      "text embedding", "voice activity (Silero VAD)", "OCR (RapidOCR, PP-OCR)",
-                     "text to speech (eSpeak NG)", "the assistant's voice", "video decoding"]
+                     "text to speech (eSpeak NG)", "the assistant's voice",
+                     "end of turn (Smart Turn v3.2)", "video decoding"]
     for seam in doc["seams"]:
         assert seam["runs_on"] in out and seam["why"]
     assert code == (1 if doc["problems"] else 0)

@@ -65,7 +65,7 @@ def diagnose() -> list[Seam]:
     """Every seam, checked without loading a model."""
     return [_torch(), _faiss(), _asr(), _embedder(), _onnx("voice activity (Silero VAD)",
             "silero-vad", _silero_model()), _onnx("OCR (RapidOCR, PP-OCR)", "rapidocr", ""),
-            _tts(), _voice(), _decoder()]
+            _tts(), _voice(), _end_of_turn(), _decoder()]
 
 
 def _dist(name: str) -> str | None:
@@ -204,6 +204,22 @@ def _voice(missing=None) -> Seam:
     package = "piper-tts" if voice.engine == "piper" else "espeakng-loader"
     return Seam("the assistant's voice", "CPU", model=voice.name,
                 version=f"{package} {_dist(package)}", why=voice.reason)
+
+
+def _end_of_turn() -> Seam:
+    """Smart Turn v3.2, taken from the pipecat-ai wheel at setup; without it every pause
+    the VAD confirms ends the user's turn (a fallback, not a problem)."""
+    from venus.perception.turn import turn_model_path
+
+    path = turn_model_path()
+    seam = Seam("end of turn (Smart Turn v3.2)", "CPU", model=str(path),
+                version=f"onnxruntime {_dist('onnxruntime')}",
+                why="a small ONNX classifier read once per pause: CPU only")
+    if not path.exists():
+        seam.runs_on = "missing"
+        seam.why = ("not installed: every pause the VAD confirms ends the turn; bash "
+                    "scripts/setup.sh takes the model from the pipecat-ai wheel")
+    return seam
 
 
 def _decoder() -> Seam:
