@@ -78,9 +78,13 @@ def run(args: argparse.Namespace) -> BenchReport:
             print(f"  question {i + 1}: {QUESTIONS[i % len(QUESTIONS)]!r}", flush=True)
             pusher.silence(args.gap_s)
         entries = app.entries()
+        jobs = [j for j in runner.session.duplex.perception.asr.finished if j.kind == "final"]
     finally:
         app.close()
-    return _report(args, ends, entries)
+    report = _report(args, ends, entries)
+    report.figures.update(_stages(jobs))
+    report.summary += "; " + ", ".join(f"{k} {v}" for k, v in _stages(jobs).items())
+    return report
 
 
 class _Pusher:
@@ -153,6 +157,17 @@ def _report(args, ends: list[float], entries) -> BenchReport:
                f"drift {drift} s from the first to the last minute (server side)")
     return BenchReport("turns", ["#", "question", "decided s", "reply plays s"], rows, summary,
                        figures)
+
+
+def _stages(jobs) -> dict:
+    """Where the seconds go, per question (medians): from the end of speech (the VAD's
+    offset time) to the final words' job being submitted, Whisper's own time on it, and
+    from the end of speech to the words being seen by the loop."""
+    done = [j for j in jobs if j.speech_end is not None and j.visible_at is not None]
+    return {"stage_submit_after_end_s_p50": _p([j.submitted - j.speech_end for j in done], 50),
+            "stage_whisper_s_p50": _p([j.run_s for j in done], 50),
+            "stage_words_seen_after_end_s_p50": _p([j.visible_at - j.speech_end for j in done],
+                                                   50)}
 
 
 def _drift(lags: list[float]) -> float | None:
