@@ -237,6 +237,7 @@ class DuplexIO:
         # the user holds the floor: speaking, or their turn's words or end still to come
         # (a background result waits for the reply to their turn, not only for silence)
         self.user_turn = False
+        self._quiet_pending: float | None = None  # an overlap's onset, its loudness unjudged
         self.played: list[PlaybackReport] = []  # what the output reported while heard
         if self._partials_in_overlap:
             # Requested here, after the gate, instead of on every chunk (see DuplexOptions).
@@ -302,6 +303,7 @@ class DuplexIO:
         if self.gate is not None:
             self.gate.clear()
         self._recent = (np.zeros(0, np.float32), 0.0)
+        self._quiet_pending = None
 
     def close(self) -> None:
         """Stop perception's ASR worker (joins it after its current job) and the output's
@@ -334,15 +336,34 @@ class DuplexIO:
             elif self.gate.episode is not None:
                 self.gate.onset(b.time, self.gate.episode.quiet)  # the overlap goes on
             elif self._audible(reference, start, b.time):
-                self.gate.onset(b.time, self._quiet(audio, start, b.time))
+                # how loud it is is judged once its first `_QUIET_WINDOW_S` is heard (a
+                # hop holds a tenth of a second: a soft first syllable is not a TV)
+                self.gate.onset(b.time, False)
+                self._quiet_pending = b.time
+        self._judge_quiet(start + len(audio) / SAMPLE_RATE)
+
+    def _judge_quiet(self, now: float) -> None:
+        """The open overlap is quiet (a TV, a far talker: rule 2) when its first
+        `_QUIET_WINDOW_S` is ``quiet_db`` or more below the user, judged once it is heard."""
+        at, ep = self._quiet_pending, self.gate.episode
+        if at is None:
+            return
+        if ep is None or ep.onset != at:
+            self._quiet_pending = None
+            return
+        if now < at + _QUIET_WINDOW_S - 1e-9:
+            return
+        self._quiet_pending = None
+        if self._quiet_over(at, at + _QUIET_WINDOW_S):
+            self.gate.episode = replace(ep, quiet=True)
 
     def _probe(self, now: float) -> None:
         """Read the open overlap's first words at each probe time it has reached by
         ``now``, in order, acting on each read visible by then; once one paused the
         output, they go on: a later read may name someone else (see `GatePolicy`)."""
         gate, ep = self.gate, self.gate.episode
-        if ep is None or ep.quiet:
-            return
+        if ep is None or ep.quiet or self._quiet_pending is not None:
+            return  # a quiet voice is never read; how loud it is is judged first
         self._read_probes(now)
         for after in self.options.gate.probe_at_s[len(gate.probes):]:
             at = ep.onset + after
@@ -439,9 +460,10 @@ class DuplexIO:
         return out.busy and rms_db(window) > self.options.audible_db or \
             (out.paused and out.current is not None)
 
-    def _quiet(self, audio: np.ndarray, start: float, at: float) -> bool:
-        a = int((at - start) * SAMPLE_RATE)
-        segment = audio[max(0, a): a + int(_QUIET_WINDOW_S * SAMPLE_RATE)]
+    def _quiet_over(self, start: float, end: float) -> bool:
+        audio, origin = self._recent
+        a, b = (max(0, round((t - origin) * SAMPLE_RATE)) for t in (start, end))
+        segment = audio[a:b]
         if len(segment) < SAMPLE_RATE // 40:
             return False
         relative = self.perception.calibration.relative(rms_db(segment))
