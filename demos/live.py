@@ -91,6 +91,7 @@ class LiveSource:
         self._closed = threading.Event()
         self._woken = False
         self._waker: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+        self._asleep = False
 
     # -- browser side ------------------------------------------------------------------
     def push_frame(self, rgb: np.ndarray) -> None:
@@ -162,6 +163,13 @@ class LiveSource:
     @property
     def closed(self) -> bool:
         return self._closed.is_set()
+
+    @property
+    def asleep(self) -> bool:
+        """The schedule is asleep, waiting for an input (an idle tab)."""
+        with self._lock:
+            return self._waker is not None and self._asleep
+
 
     # -- session side ------------------------------------------------------------------
     async def __aiter__(self) -> AsyncIterator[VideoChunk]:
@@ -283,12 +291,13 @@ class LiveSource:
             if self._woken or self.closed:
                 return False
             self._waker = (asyncio.get_running_loop(), event)
+            self._asleep = True
         self.sleeps += 1
         try:
             await event.wait()
         finally:
             with self._lock:
-                self._waker = None
+                self._waker, self._asleep = None, False
         return True
 
 

@@ -198,6 +198,13 @@ def test_answers_have_chips_that_seek_and_every_label_is_video_time(server, tab,
     page.wait_for_function("!/Waiting|Working|Telling/.test("
                            "document.querySelector('#venus-work').innerText)", timeout=120_000)
     page.wait_for_function(_QUIET, timeout=120_000)
+    # ... and the server has finished too: its schedule fell asleep (the page's copy of the
+    # reply can end before the server's own output does, until the page is the output's
+    # clock: issue 31), which is when a tab is idle
+    deadline = time.monotonic() + 60
+    while not app._runner.source.asleep and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+    assert app._runner.source.asleep, "the conversation's schedule never went to sleep"
     start = time.monotonic()
     page.wait_for_timeout(10_000)  # the window being measured: an idle tab for 10 s
     idle = traffic.window(start, time.monotonic())
