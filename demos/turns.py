@@ -167,7 +167,9 @@ def _stages(jobs) -> dict:
     return {"stage_submit_after_end_s_p50": _p([j.submitted - j.speech_end for j in done], 50),
             "stage_whisper_s_p50": _p([j.run_s for j in done], 50),
             "stage_words_seen_after_end_s_p50": _p([j.visible_at - j.speech_end for j in done],
-                                                   50)}
+                                                   50),
+            "stage_short_pass_share": round(sum(j.short for j in done) / len(done), 2)
+            if done else None}
 
 
 def _drift(lags: list[float]) -> float | None:

@@ -215,6 +215,14 @@ class WhisperTranscriber:
             return Transcript()
         return self.transcribe_batch([(audio, offset)])[0]
 
+    def transcribe_short(self, audio: np.ndarray, offset: float = 0.0) -> Transcript | None:
+        """A short clip's words with the encoder's context cut to the clip (~50 ms for a
+        spoken question instead of ~300 ms), or None when it needs `transcribe`
+        (`memory.models.whisper_short`)."""
+        from memory.models.whisper_short import short_context_transcript
+
+        return short_context_transcript(self._model, audio, offset)
+
     def transcribe_batch(self, items: Sequence[tuple[np.ndarray, float]],
                          prompts: Sequence[str] | None = None) -> list[Transcript]:
         """Transcribe several (audio, offset) regions in as few model calls as possible.

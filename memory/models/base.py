@@ -27,6 +27,7 @@ __all__ = [
     "ImageEmbedder",
     "Relevance",
     "Reranker",
+    "ShortClipTranscriber",
     "Speech",
     "SpeechDetector",
     "SpeechRegion",
@@ -145,6 +146,16 @@ class Transcriber(Protocol):
     """
 
     def transcribe(self, audio: np.ndarray, offset: float = 0.0) -> Transcript: ...
+
+
+@runtime_checkable
+class ShortClipTranscriber(Protocol):
+    """A `Transcriber` with a faster pass for short clips (a user's turn): `transcribe_short`
+    returns None when the clip needs the full pass (`memory.models.whisper_short`)."""
+
+    def transcribe(self, audio: np.ndarray, offset: float = 0.0) -> Transcript: ...
+
+    def transcribe_short(self, audio: np.ndarray, offset: float = 0.0) -> Transcript | None: ...
 
 
 @runtime_checkable

@@ -36,7 +36,8 @@ from typing import Literal
 import numpy as np
 
 from memory.media import SAMPLE_RATE
-from memory.models.base import Transcriber, Word
+from memory.models.base import ShortClipTranscriber, Transcriber, Word
+from memory.models.whisper_short import MAX_CLIP_S
 from venus.clock import perf_seconds
 from venus.errors import BackendError
 
@@ -74,6 +75,7 @@ class AsrJob:
     queued_at: float = 0.0  # wall clock (perf_seconds) at submission
     started_at: float | None = None
     run_s: float | None = None  # wall seconds of the transcriber call
+    short: bool = False  # transcribed by the short-context pass (`transcribe_short`)
     visible_at: float | None = None  # media time it was shown at
     done: threading.Event = field(default_factory=threading.Event)
 
@@ -101,8 +103,10 @@ class AsrWorker:
     """One background thread running transcription jobs in submission order."""
 
     def __init__(self, transcriber: Transcriber | None = None, name: str = "venus-asr",
-                 similarity: Callable[[str, tuple[str, ...]], float | None] | None = None) -> None:
+                 similarity: Callable[[str, tuple[str, ...]], float | None] | None = None,
+                 *, short_context: bool = False) -> None:
         self._transcriber = transcriber
+        self.short_context = short_context  # try `ShortClipTranscriber.transcribe_short` first
         self._similarity = similarity
         self._name = name
         self._queue: deque[AsrJob] = deque()
@@ -174,7 +178,7 @@ class AsrWorker:
                 job.started_at = perf_seconds()
             try:
                 if len(job.audio) >= _MIN_ASR_S * SAMPLE_RATE:
-                    job.words = tuple(self.transcriber.transcribe(job.audio, offset=job.start).words)
+                    job.words = self._transcribe(job)
                 if job.words and job.context and self._similarity is not None:
                     # The topical cue embeds the words (MiniLM): here, off the decision path.
                     text = " ".join(w.text.strip() for w in job.words)
@@ -186,15 +190,28 @@ class AsrWorker:
                 job.done.set()
 
 
+    def _transcribe(self, job: AsrJob) -> tuple[Word, ...]:
+        transcriber = self.transcriber
+        if self.short_context and isinstance(transcriber, ShortClipTranscriber):
+            quick = transcriber.transcribe_short(job.audio, offset=job.start)
+            if quick is not None:
+                job.short = True
+                return tuple(quick.words)
+        return tuple(transcriber.transcribe(job.audio, offset=job.start).words)
+
+
 class RegionTranscription:
     """The jobs of one perception stream and when their words become visible."""
 
     def __init__(self, transcriber: Transcriber | None = None, *, latency_s: float = 1.0,
                  deterministic: bool = True, max_pending: int = 4,
-                 similarity: Callable[[str, tuple[str, ...]], float | None] | None = None) -> None:
-        self.worker = AsrWorker(transcriber, similarity=similarity)
+                 similarity: Callable[[str, tuple[str, ...]], float | None] | None = None,
+                 short_context: bool = False) -> None:
+        self.worker = AsrWorker(transcriber, similarity=similarity, short_context=short_context)
         self.latency_s = latency_s
         self.latency_per_s = 0.0  # deterministic delay per second of audio (see the config)
+        # the same for clips the short-context pass takes (None: as the full pass)
+        self.short_latency: tuple[float, float] | None = None
         self.deterministic = deterministic
         self.max_pending = max(1, max_pending)
         self._jobs: list[AsrJob] = []  # submitted, not yet visible, in submission order
@@ -233,13 +250,22 @@ class RegionTranscription:
             if self.worker.cancel(old) or self.deterministic:
                 self._jobs.remove(old)
         self._seq += 1
-        latency = self.latency_s + self.latency_per_s * len(audio) / SAMPLE_RATE
+        latency = self._latency(len(audio) / SAMPLE_RATE)
         job = AsrJob(self._seq, region, kind, np.array(audio, np.float32, copy=True), start,
                      now, now + latency, speech_end, context)
         self._bound()
         self._jobs.append(job)
         self.worker.submit(job)
         return job
+
+    def _latency(self, seconds: float) -> float:
+        if self.worker.short_context and self.short_latency is not None \
+                and seconds <= MAX_CLIP_S \
+                and isinstance(self.worker.transcriber, ShortClipTranscriber):
+            fixed, per_s = self.short_latency
+        else:
+            fixed, per_s = self.latency_s, self.latency_per_s
+        return fixed + per_s * seconds
 
     def collect(self, now: float) -> list[AsrJob]:
         """Jobs whose words become visible at media time ``now``, in submission order."""

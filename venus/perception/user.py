@@ -101,7 +101,8 @@ class UserPerception:
         self._asr = RegionTranscription(transcriber, latency_s=c.asr_latency_s,
                                         deterministic=c.deterministic,
                                         max_pending=c.max_pending_asr,
-                                        similarity=self._topic.similarity)
+                                        similarity=self._topic.similarity,
+                                        short_context=c.short_context)
         self._faces = face_detector if face_detector is not None or not faces else FaceDetector(
             self.config.face_min_size, self.config.face_max_width)
         self.calibration = LoudnessCalibration(self.config.quieter_margin_db,
@@ -220,6 +221,8 @@ class UserPerception:
         self._asr.latency_s, self._asr.deterministic = (self.config.asr_latency_s,
                                                         self.config.deterministic)
         self._asr.latency_per_s = self.config.asr_latency_per_s
+        self._asr.short_latency = (self.config.asr_short_latency_s,
+                                   self.config.asr_short_latency_per_s)
         boundaries, speech = self._track(probs, base)
         self._transcribe_early()
         if self.config.partials:
