@@ -164,6 +164,7 @@ class EmbeddedFrontend:
         self._was_speaking = False
         self._last_cut: str = ""
         self._cut_text = ""  # the whole utterance the last interruption cut
+        self._cut_unheard = False  # ... and the user heard next to none of it
         self._faces_seen = False
         self._background = False
         self._topic: tuple[str, ...] | None = None
@@ -261,7 +262,7 @@ class EmbeddedFrontend:
             self.turn.after_interrupt = True  # a question for us after all: answer it
             floor = FloorAction.YIELD_FLOOR if duplex.speaking else floor
             if duplex.speaking and duplex.heard is not None:
-                self._cut_text = duplex.heard.text
+                self._cut(duplex.heard)
         return self._answer_turn(turn, start or now, view, floor, now, quiet, frame.cues)
 
     def _misheard_bid(self, turn: list[Word], start: float, quiet: bool,
@@ -314,7 +315,7 @@ class EmbeddedFrontend:
             self.turn.after_interrupt = True
             heard = duplex.heard
             self._last_cut = resume_text(heard.text, heard.heard_text) if heard else ""
-            self._cut_text = heard.text if heard else ""
+            self._cut(heard)
             return FloorAction.YIELD_FLOOR
         self._background = kind is OverlapKind.BACKGROUND
         self.turn.released_kind = kind
@@ -322,6 +323,14 @@ class EmbeddedFrontend:
         if not ongoing:
             self.turn = replace(self.turn, words=[], start=None, ignore=False, quiet=[])
         return FloorAction.CONTINUE_SPEAKING
+
+    def _cut(self, heard) -> None:
+        """Remember the reply an interruption cut, and whether its listener heard any of it
+        (`UNHEARD_MAX_WORDS`): a reply that had barely begun when the user spoke again is
+        still owed (`_answer_turn`)."""
+        self._cut_text = heard.text if heard else ""
+        self._cut_unheard = bool(heard) and heard.text != CLARIFY and \
+            len(heard.heard_text.split()) <= UNHEARD_MAX_WORDS
 
     def _episode_cues_for(self, frame: PerceptionFrame, duration: float):
         """Cues over everything said since the onset (not just the latest region), with
@@ -376,11 +385,16 @@ class EmbeddedFrontend:
             intent = replace(intent, kind="answer")
         floor, speech, delegations = self._act(intent, view, floor, now)
         cut, self._cut_text = self._cut_text, ""
+        unheard, self._cut_unheard = self._cut_unheard, False
         if forced and intent.kind == "answer" and speech and _same_words(speech, cut):
             # What they said, as heard, finds the very answer they cut in on: a misheard
             # question ("And what do the roots do?" heard "And let's do the root 2."). The
             # same answer again from the start is no reply: say so instead.
             return floor, CLARIFY, delegations
+        if forced and unheard and cut and intent.kind == "answer" and speech:
+            # The reply had only just begun when they asked again (the next question came
+            # as the first's reply started): one question, one turn, both answered in order.
+            return floor, f"{cut} And your next question: {speech}", delegations
         return floor, speech, delegations
 
     def _two_questions(self, turn: list[Word], now: float) -> str | None:
@@ -441,6 +455,7 @@ class EmbeddedFrontend:
         return token
 
 
+UNHEARD_MAX_WORDS = 2  # a cut reply heard no further than this was never really said
 QUIET_MIN_HOPS = 3  # voiced hops of an overlap before it may be judged quiet (0.3 s)
 TURN_QUIET_SHARE = 0.8  # of a turn's voiced hops quieter than the user: a quiet turn
 
