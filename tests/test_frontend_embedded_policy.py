@@ -88,6 +88,21 @@ def test_turns_heard_while_silent_are_answered_only_when_for_the_assistant():
     assert not is_for_assistant(facts(""))
 
 
+def test_a_request_to_the_silent_assistant_is_for_it_even_on_a_new_topic():
+    """Rule 6 (an off-topic command over our answer is for someone in the room) is about
+    speech over a reply: with the assistant silent, "Tell me about acids and bases" after
+    a talk about DNA is a new topic for it (seen live: the request was never answered)."""
+    assert is_for_assistant(facts("Tell me about acids and bases.", on_topic=False))
+    assert is_for_assistant(facts("Explain natural selection to me.", on_topic=False))
+    # a name still says whom it is for, and quiet speech is still the room's
+    assert not is_for_assistant(facts("Sam, close the window, please.", on_topic=False))
+    assert not is_for_assistant(facts("Tell me about acids and bases.", on_topic=False,
+                                      quiet=True))
+    # over a reply, rule 6 stands
+    assert classify_overlap(facts("Please turn the oven off.", on_topic=False)) \
+        is OverlapKind.OTHER_DIRECTED
+
+
 class _Recorder:
     def __init__(self):
         self.calls = []

@@ -66,6 +66,7 @@ from venus.frontend.floor import (
     classify_overlap,
     is_for_assistant,
     leading_name,
+    takes_floor,
 )
 from venus.frontend.intents import Intent, detect_intent
 from venus.harness.context import MemoryView
@@ -262,7 +263,7 @@ class EmbeddedFrontend:
             self.turn.after_interrupt = True  # a question for us after all: answer it
             floor = FloorAction.YIELD_FLOOR if duplex.speaking else floor
             if duplex.speaking and duplex.heard is not None:
-                self._cut(duplex.heard)
+                self._cut(duplex.heard, duplex.overlap)
         return self._answer_turn(turn, start or now, view, floor, now, quiet, frame.cues)
 
     def _misheard_bid(self, turn: list[Word], start: float, quiet: bool,
@@ -315,7 +316,7 @@ class EmbeddedFrontend:
             self.turn.after_interrupt = True
             heard = duplex.heard
             self._last_cut = resume_text(heard.text, heard.heard_text) if heard else ""
-            self._cut(heard)
+            self._cut(heard, ep)
             return FloorAction.YIELD_FLOOR
         self._background = kind is OverlapKind.BACKGROUND
         self.turn.released_kind = kind
@@ -324,12 +325,13 @@ class EmbeddedFrontend:
             self.turn = replace(self.turn, words=[], start=None, ignore=False, quiet=[])
         return FloorAction.CONTINUE_SPEAKING
 
-    def _cut(self, heard) -> None:
-        """Remember the reply an interruption cut, and whether its listener heard any of it
-        (`UNHEARD_MAX_WORDS`): a reply that had barely begun when the user spoke again is
-        still owed (`_answer_turn`)."""
+    def _cut(self, heard, overlap: Overlap | None) -> None:
+        """Remember the reply an interruption cut, and whether it is still owed
+        (`_answer_turn`): its listener heard next to none of it (`UNHEARD_MAX_WORDS`) and
+        did not claim the floor ("Wait, ..." on its first word does not want it)."""
         self._cut_text = heard.text if heard else ""
-        self._cut_unheard = bool(heard) and heard.text != CLARIFY and \
+        opener = overlap is not None and takes_floor(overlap.words or "")
+        self._cut_unheard = bool(heard) and heard.text != CLARIFY and not opener and \
             len(heard.heard_text.split()) <= UNHEARD_MAX_WORDS
 
     def _episode_cues_for(self, frame: PerceptionFrame, duration: float):
@@ -391,9 +393,11 @@ class EmbeddedFrontend:
             # question ("And what do the roots do?" heard "And let's do the root 2."). The
             # same answer again from the start is no reply: say so instead.
             return floor, CLARIFY, delegations
-        if forced and unheard and cut and intent.kind == "answer" and speech:
+        if forced and unheard and cut and intent.kind == "answer" and speech \
+                and not takes_floor(text):
             # The reply had only just begun when they asked again (the next question came
-            # as the first's reply started): one question, one turn, both answered in order.
+            # as the first's reply started, "And what ..."): one question, one turn, both
+            # answered in order. "Wait, ..." on its first word wants the floor instead.
             return floor, f"{cut} And your next question: {speech}", delegations
         return floor, speech, delegations
 

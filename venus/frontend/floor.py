@@ -178,6 +178,11 @@ def is_for_assistant(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> bo
         return False
     kind = classify_overlap(OverlapFacts(f.cues, f.quiet, True, f.duration, f.words,
                                          f.face_toward_camera), policy)
+    if kind is OverlapKind.OTHER_DIRECTED and f.cues.request and not f.cues.other_directed:
+        # Rule 6 (an off-topic command over our answer is for someone in the room) is
+        # about speech over a reply: to a silent assistant, "Tell me about acids and
+        # bases" after a talk about DNA is a new topic, asked of it.
+        return True
     return kind is OverlapKind.INTERRUPTION
 
 
