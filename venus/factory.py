@@ -40,7 +40,8 @@ class AssistantModels:
     eSpeak NG; a `venus.speech.synthesis.AssistantVoice`), ``tts`` (eSpeak NG, the engine
     simulated users speak with), ``detector`` (Silero VAD), ``transcriber`` (the live
     user's greedy Whisper), ``embedder`` (MiniLM), ``probe`` (the fast first-words reader,
-    the same Whisper with a short audio context; loaded on the first overlap). Pass your
+    the same Whisper with a short audio context; loaded with the session, not on its
+    first overlap). Pass your
     own in ``_cache`` by name (``"voice"``, ``"tts"``, ``"vad"``, ``"asr"``,
     ``"embedder"``, ``"probe"``) to swap one."""
 
@@ -92,6 +93,19 @@ class AssistantModels:
     def probe(self):
         from venus.perception.probe import WhisperProbe
         return self._get("probe", WhisperProbe)
+
+    def warm_up(self, *, perceive: bool = True) -> None:
+        """Load the voice (and, with ``perceive``, every model that listens) and run each
+        once on a short input, so a live session's first reply and first overlap do not
+        wait for a model to load (`venus app` does this on start-up)."""
+        import numpy as np
+
+        self.voice.synthesizer.synthesize("Ready.")
+        if perceive:
+            quiet = np.zeros(16_000, np.float32)
+            self.detector, self.end_of_turn, self.embedder  # noqa: B018 (loads them)
+            self.transcriber.transcribe(quiet)
+            self.probe.transcribe(quiet)
 
 
 class _VoicedModels(AssistantModels):
@@ -182,7 +196,7 @@ def assistant(memory: MemoryView | None = None, *, mode: str = "omni",
         options.voice, synthesizer=models.voice.synthesizer, ahead=clock.kind != "simulated")
     perception = UserPerception(config, detector=models.detector,
                                 transcriber=models.transcriber, embedder=models.embedder,
-                                faces=mode == "omni", probe=_LazyProbe(models),
+                                faces=mode == "omni", probe=models.probe,
                                 end_of_turn=models.end_of_turn) if options.perceive else None
     if frontend is None:
         frontend = EmbeddedFrontend(memory, mode=mode, options=options.embedded, config=config)
@@ -193,13 +207,3 @@ def assistant(memory: MemoryView | None = None, *, mode: str = "omni",
                    capabilities=builtin_capabilities() if capabilities is None else capabilities,
                    duplex=DuplexIO(output, perception, duplex), memory=memory,
                    timeline=timeline, session_id=session_id, options=options.session)
-
-
-class _LazyProbe:
-    """The shared word probe, loaded only when a session first needs it."""
-
-    def __init__(self, models: AssistantModels) -> None:
-        self._models = models
-
-    def transcribe(self, audio, offset: float = 0.0):
-        return self._models.probe.transcribe(audio, offset)
