@@ -281,8 +281,10 @@ async def _idle_phase(server: _Server, lecture: Path, args) -> dict:
 _QUIET = """() => {
   const last = document.querySelector('#venus-timeline .venus-strip')?.lastElementChild;
   const voice = document.querySelector('#venus-voice audio');
+  const state = document.querySelector('#venus-agent-state')?.dataset.state;
   const work = document.querySelector('#venus-work')?.innerText || '';
   return last && last.classList.contains('venus-run') && (!voice || voice.paused)
+    && state !== 'speaking'
     && !/Waiting|Working|Telling/.test(work);
 }"""
 

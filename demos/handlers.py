@@ -24,7 +24,7 @@ import numpy as np
 
 from demos.errors import SessionLimitError
 from demos.labels import Status
-from demos.page import SKIP, PageFeed
+from demos.page import OUTPUTS, SKIP, PageFeed
 from demos.registry import SessionRegistry
 from demos.state import AppSession
 from demos.views import banner_html, moments_html
@@ -69,7 +69,7 @@ class Handlers:
         try:
             app = self.registry.get(_sid(request))
         except SessionLimitError as exc:
-            yield (banner_html(Status("full", str(exc))),) + (gr.skip(),) * 7
+            yield (banner_html(Status("full", str(exc))),) + (gr.skip(),) * (len(OUTPUTS) - 1)
             return
         feed = PageFeed(app, self._voice(app) if self.tts else None)
         failing = False
@@ -106,10 +106,6 @@ class Handlers:
     def frame(self, image: np.ndarray | None, request: gr.Request) -> None:
         if image is not None:
             self.app(request).push_frame(image)
-
-    def audio(self, chunk: tuple[int, np.ndarray] | None, request: gr.Request) -> None:
-        if chunk is not None and len(chunk[1]):
-            self.app(request).push_audio(int(chunk[0]), chunk[1])
 
     # -- conversation ----------------------------------------------------------------------
     def send(self, text: str, request: gr.Request) -> str:
@@ -148,7 +144,8 @@ class Handlers:
                             f"for “{query.strip()}” · click one to play from there")
 
     def _voice(self, app: AppSession):
-        return lambda text, path: synthesize(text, path, app.options.words_per_second)
+        return lambda text, path: synthesize(text, path, app.options.words_per_second,
+                                             app.options.voice)
 
 
 def _hide_dirs(message: str) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from demos.chat import chat_view
 from demos.results import Cited
-from demos.views import ConversationStrip, banner_html, frames_html
+from demos.views import ConversationStrip, banner_html, frames_html, voice_bar_html
 from demos.work import work_html, work_rows
 from venus.events import (
     PlaybackAcknowledged,
@@ -36,7 +36,7 @@ TICKING = ("queued", "loading", "camera", "behind")
 """Banner states whose text moves on with time (a place in line, an ETA, the age of the
 camera's last frame): the page stream renders them every `PageFeed.tick_s` seconds."""
 
-OUTPUTS = ("banner", "chat", "cited", "work", "strip", "frames", "voice", "player")
+OUTPUTS = ("banner", "chat", "cited", "work", "strip", "frames", "voice", "player", "talk")
 SKIP: Any = type("Skip", (), {"__repr__": lambda self: "SKIP"})()
 """Marks an output that did not change (the handlers send ``gr.skip()`` for it)."""
 
@@ -73,6 +73,7 @@ class PageFeed:
             "banner": banner_html(status),
             "player": str(app.video_path) if app.video_path else None,
             "frames": self._frames(),
+            "talk": voice_bar_html(app.link.token),  # sent once: the page's script owns it
         }
         if renew or any(isinstance(e.event, _CHAT) for e in new) or \
                 self._chat_key != (app.cleared_at, len(app.answers)):
@@ -137,6 +138,8 @@ class PageFeed:
                 return None
             if isinstance(e, SpeechPlayed):
                 self._playing = e.utterance_id
+        if self.app.streams_voice:  # the page plays it from its audio socket
+            return SKIP
         if self.voice is None or self._playing is None or \
                 self._sent.get("voice_id") == self._playing:
             return SKIP

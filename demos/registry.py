@@ -8,6 +8,7 @@ cleans up when a tab closes. Nothing here imports Gradio.
 from __future__ import annotations
 
 import logging
+import secrets
 import shutil
 import tempfile
 import threading
@@ -18,9 +19,11 @@ from demos.errors import SessionLimitError
 from demos.frontends import FrontendFactory
 from demos.ingest import IngestPool
 from demos.state import AppOptions, AppSession
+from demos.voice import app_models
 from memory import MemoryModels
 from memory.errors import MemoryToolkitError
 from venus.clock import Clock, WallClock
+from venus.errors import VenusError
 
 __all__ = ["SessionRegistry"]
 
@@ -45,6 +48,7 @@ class SessionRegistry:
         self.now = WallClock().now
         self._sessions: dict[str, AppSession] = {}
         self._lock = threading.Lock()
+        self.ready = threading.Event()  # set once `warm_up` has loaded every model
 
     def get(self, session_id: str) -> AppSession:
         with self._lock:
@@ -61,14 +65,20 @@ class SessionRegistry:
             return app
 
     def warm_up(self) -> threading.Thread:
-        """Load the embedded models in the background, so the first upload does not wait
-        for them (each is loaded once and shared)."""
+        """Load the embedded models in the background, so the first upload and the first
+        spoken question do not wait for them (each is loaded once and shared); `ready`
+        is set when done."""
         def load() -> None:
             for name in ("embedder", "vad", "asr", "ocr"):
                 try:
                     getattr(self.models, name)
                 except MemoryToolkitError as exc:  # shown again when an upload needs it
                     logger.warning("could not load the %s model: %s", name, exc)
+            try:  # the assistant's voice and ears: the first spoken question waits for none
+                app_models(self.options.voice).warm_up()
+            except (MemoryToolkitError, VenusError) as exc:
+                logger.warning("could not load the assistant's models: %s", exc)
+            self.ready.set()
         thread = threading.Thread(target=load, daemon=True, name="venus-warm-up")
         thread.start()
         return thread
@@ -76,6 +86,13 @@ class SessionRegistry:
     def find(self, session_id: str) -> AppSession | None:
         with self._lock:
             return self._sessions.get(session_id)
+
+    def by_token(self, token: str) -> AppSession | None:
+        """The open tab whose audio link has this secret token (`demos.wire`)."""
+        with self._lock:
+            return next((a for a in self._sessions.values()
+                         if token and not a.closed and secrets.compare_digest(a.link.token, token)),
+                        None)
 
     def close(self, session_id: str) -> None:
         with self._lock:

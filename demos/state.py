@@ -35,9 +35,12 @@ from demos.conversation import TypedTurns
 from demos.frontends import FrontendFactory, FrontendSpec
 from demos.ingest import IngestJob, IngestPool, seconds_of
 from demos.labels import Status, clock, span
+from demos.link import AudioLink
 from demos.live import LiveSource
+from demos.playout import PlayoutStream
 from demos.results import Cited
 from demos.uploads import check_upload, sample_lecture
+from demos.voice import app_models
 from memory import Answer, MemoryModels, Moment, VideoMemory
 from memory.errors import MemoryToolkitError, StoreWriteError
 from memory.media import VideoChunk
@@ -46,13 +49,21 @@ from memory.store.faults import discard, writing
 from memory.store.keyframes import KeyFrameOptions
 from memory.store.speech import SpeechOptions
 from venus.clock import Clock, WallClock
-from venus.events import MemoryUpdated, WorkItemCreated, WorkItemStateChanged, WorkState
+from venus.events import (
+    MemoryUpdated,
+    SpeechPlayed,
+    SpeechQueued,
+    SpeechStopped,
+    WorkItemCreated,
+    WorkItemStateChanged,
+    WorkState,
+)
 from venus.factory import AssistantOptions, assistant
 from venus.frontend import DelegationRequest, Frontend
 from venus.frontend.embedded import EmbeddedFrontend
 from venus.frontend.model_backed import ModelFrontend
 from venus.runtime import DuplexOptions, SessionOptions
-from venus.speech import TimedTextOutput
+from venus.speech import OutputControl, TimedTextOutput
 from venus.timeline import Timeline, TimelineEntry
 
 __all__ = ["AppOptions", "AppSession"]
@@ -75,7 +86,9 @@ class AppOptions:
     ``max_chunks``: end the schedule after that many seconds (tests; None: run until
     closed); ``ingest_workers``: uploads watched at once (the others wait in line);
     ``max_sessions``: open tabs served at once; ``camera_batch_s``: seconds of camera
-    audio buffered before it is transcribed (small, so the memory keeps up live)."""
+    audio buffered before it is transcribed (small, so the memory keeps up live);
+    ``voice``: the assistant's voice (`demos.voice.VOICES`: ``auto`` is Piper when the
+    ``voices`` extra is installed, else eSpeak NG)."""
 
     root: Path | None = None
     max_upload_mb: float = 500.0
@@ -88,6 +101,7 @@ class AppOptions:
     ingest_workers: int = 2
     max_sessions: int = 32
     camera_batch_s: float = 3.0
+    voice: str = "auto"
 
 
 class AppSession:
@@ -132,6 +146,7 @@ class AppSession:
         self.closed = False
         self.closed_event = threading.Event()  # set once close() has deleted everything
         self.changes = Changes()  # the page stream waits on it (see demos.changes)
+        self.link = AudioLink()  # the page's audio socket (demos.wire), across conversations
 
     # -- input ---------------------------------------------------------------------------
     def load_video(self, path: str | Path, name: str | None = None) -> Path:
@@ -199,8 +214,20 @@ class AppSession:
                 self._enter_camera()
         self._feed(lambda r: r.source.push_frame(rgb))
 
-    def push_audio(self, sample_rate: int, samples) -> None:
-        self._feed(lambda r: r.source.push_audio(sample_rate, samples))
+    def push_audio(self, sample_rate: int, samples, age_s: float | None = None) -> None:
+        """Microphone samples; ``age_s``: how long ago their last sample was captured
+        (None: just now, as they arrive)."""
+        def give(r: _Runner) -> None:
+            at = None if age_s is None else r.source.clock.now() - age_s
+            r.source.push_audio(sample_rate, samples, captured_at=at)
+        self._feed(give)
+
+    @property
+    def streams_voice(self) -> bool:
+        """The reply's audio goes to the page over its audio socket (`demos.wire`): the
+        page is connected and the conversation speaks with a real output."""
+        runner = self._runner
+        return self.link.connected and runner is not None and runner.playout is not None
 
     def clear_conversation(self) -> None:
         """Empty the chat (the memory stays)."""
@@ -514,11 +541,18 @@ class _Runner:
         self.session = assistant(
             memory, clock=clock, frontend=self.frontend, speech=_speech(inner, options),
             timeline=self.timeline, session_id=app.session_id,
-            options=AssistantOptions(
+            models=app_models(options.voice), options=AssistantOptions(
                 duplex=DuplexOptions(partials="overlap") if isinstance(inner, EmbeddedFrontend)
                 else None, perceive=_hears(inner),
                 session=SessionOptions(pace=False, drain_s=options.drain_s)))
         self.speech = self.session.speech
+        # The page plays the reply as the output schedules it (demos.playout, demos.wire).
+        self.link = app.link
+        self.playout = PlayoutStream(self.speech) if isinstance(self.speech, OutputControl) \
+            else None
+        if self.playout is not None:
+            self.timeline.subscribe(self._page_state)
+            self.link.new_conversation()
         self.thread = threading.Thread(target=self._run, daemon=True,
                                        name=f"session-{_safe(app.session_id)}")
         self.started = False
@@ -533,10 +567,29 @@ class _Runner:
         """Nothing is being said and no background work is open (the schedule may sleep)."""
         return not (self.speech.busy or self.session.link.busy)
 
+    async def _hops(self):
+        """The source's hops; before each, the page gets what the output will play next
+        (on the session's thread, after the previous hop's decisions)."""
+        async for hop in self.source:
+            if self.playout is not None and self.link.connected:
+                for message in self.playout.step(self.session.now()):
+                    self.link.post(message)
+            yield hop
+
+    def _page_state(self, entry) -> None:
+        """A reply decided (the page shows *thinking* until it plays), started or cut."""
+        e = entry.event
+        if isinstance(e, SpeechQueued):
+            self.link.post({"op": "queued", "utterance": e.utterance_id})
+        elif isinstance(e, SpeechPlayed):
+            self.link.post({"op": "playing", "utterance": e.utterance_id})
+        elif isinstance(e, SpeechStopped):
+            self.link.post({"op": "stopped", "utterance": e.utterance_id})
+
     def _run(self) -> None:
         try:
             with self.session:
-                self.session.run(self.source)
+                self.session.run(self._hops())
         except BaseException as exc:  # shown in the UI; the thread must not die silently
             logger.exception("session %s failed", self.session.session_id)
             self.error = exc

@@ -20,7 +20,8 @@ from demos.handlers import Handlers
 from demos.labels import Status
 from demos.registry import SessionRegistry
 from demos.uploads import VIDEO_EXTENSIONS
-from demos.views import SEEK_JS, banner_html
+from demos.views import SEEK_JS, banner_html, voice_bar_html
+from demos.wire import add_audio_route
 
 __all__ = ["CSS", "DEFAULT_CONCURRENCY", "QUEUE_IDLE_POLL_S", "build_app", "launch",
            "quiet_queue"]
@@ -38,6 +39,13 @@ empty Blocks); 50 ms delays the start of an event by at most that. Progress upda
 polled at 10x that (this app shows none)."""
 
 CSS = """
+.venus-voicebar {display: flex; gap: 10px; align-items: center; margin: 4px 0;}
+#venus-talk {padding: 6px 14px; border-radius: 16px; border: 1px solid #bbb; cursor: pointer;
+  background: #f4f4f4; font-size: 14px;}
+#venus-talk[data-on=true] {background: #ffe0e0; border-color: #d66;}
+#venus-agent-state {padding: 3px 10px; border-radius: 10px; font-size: 13px; background: #eee;}
+#venus-agent-state[data-state=thinking] {background: #fff2b3;}
+#venus-agent-state[data-state=speaking] {background: #c8f0c8;}
 .venus-banner {padding: 8px 12px; border-radius: 8px; font-size: 15px; background: #eef3ff;
   border: 1px solid #c9d6f5;}
 .venus-banner-ready {background: #e7f7e9; border-color: #b9e3bf;}
@@ -84,6 +92,10 @@ CSS = """
 .venus-empty {opacity: .7; font-size: 13px;}
 """
 
+VOICE_JS = "<script>\n" + (Path(__file__).parent / "static" / "voice.js").read_text() + \
+    "</script>\n"
+"""The page's voice (the audio socket, the talk button, the agent's state)."""
+
 _WORK_JS = ("element.addEventListener('click', (event) => {"
             " const b = event.target.closest('[data-action]');"
             " if (b && !b.disabled) trigger('action', {action: b.dataset.action,"
@@ -95,7 +107,6 @@ class InputPanel:
     upload: gr.File
     sample: gr.Button
     camera: gr.Image
-    microphone: gr.Audio
     player: gr.Video
 
 
@@ -105,6 +116,7 @@ class ConversationPanel:
     message: gr.Textbox
     send: gr.Button
     voice: gr.Audio
+    talk: gr.HTML
     forget: gr.Button
     confirm: gr.Row
     forget_yes: gr.Button
@@ -129,9 +141,7 @@ def input_panel() -> InputPanel:
                           label="Camera (one frame a second goes to the assistant)",
                           elem_id="venus-camera")
     player = gr.Video(label="Video", interactive=False, elem_id="venus-player")
-    microphone = gr.Audio(sources=["microphone"], streaming=True, type="numpy",
-                          label="Microphone: speak to ask or to interrupt")
-    return InputPanel(upload, sample, camera, microphone, player)
+    return InputPanel(upload, sample, camera, player)
 
 
 def conversation_panel() -> ConversationPanel:
@@ -140,6 +150,10 @@ def conversation_panel() -> ConversationPanel:
         message = gr.Textbox(placeholder="Ask about the video (typing while it answers "
                              "interrupts it)", show_label=False, scale=5, elem_id="venus-message")
         send = gr.Button("Send", variant="primary", scale=1, elem_id="venus-send")
+    # Speak to it: the talk button streams the microphone, the reply streams back
+    # (demos/static/voice.js, demos.wire); the player below is for frontends without a
+    # voice of their own (text playout) and pages whose audio socket could not open.
+    talk = gr.HTML(voice_bar_html(None), elem_id="venus-voicebar")
     voice = gr.Audio(label="Assistant's voice", autoplay=True, interactive=False,
                      elem_id="venus-voice")
     forget = gr.Button("Forget this video …", size="sm", variant="secondary",
@@ -150,7 +164,8 @@ def conversation_panel() -> ConversationPanel:
         forget_yes = gr.Button("Yes, forget it", variant="stop", size="sm",
                                elem_id="venus-forget-yes")
         forget_no = gr.Button("Keep it", size="sm", elem_id="venus-forget-no")
-    return ConversationPanel(chat, message, send, voice, forget, confirm, forget_yes, forget_no)
+    return ConversationPanel(chat, message, send, voice, talk, forget, confirm, forget_yes,
+                             forget_no)
 
 
 def memory_panel() -> MemoryPanel:
@@ -184,7 +199,8 @@ def build_app(registry: SessionRegistry, *, tts: bool = True, analytics: bool = 
         gr.Markdown("**Conversation, second by second**")
         strip = gr.HTML(elem_id="venus-timeline")
         memory = memory_panel()
-        live = [banner, talk.chat, cited, work, strip, memory.frames, talk.voice, inputs.player]
+        live = [banner, talk.chat, cited, work, strip, memory.frames, talk.voice, inputs.player,
+                talk.talk]
         _wire(demo, handlers, registry, inputs, talk, work, memory, live)
     return demo
 
@@ -199,8 +215,6 @@ def _wire(demo: gr.Blocks, h: Handlers, registry: SessionRegistry, inputs: Input
     inputs.sample.click(h.sample, None, None, **quiet)
     inputs.camera.stream(h.frame, inputs.camera, None, stream_every=1.0,
                          concurrency_limit=tabs, concurrency_id="media", **quiet)
-    inputs.microphone.stream(h.audio, inputs.microphone, None, stream_every=0.5,
-                             concurrency_limit=tabs, concurrency_id="media", **quiet)
     for event in (talk.send.click, talk.message.submit):
         event(h.send, talk.message, talk.message, **quiet)
     talk.chat.clear(h.clear_chat, None, None, **quiet)
@@ -227,7 +241,10 @@ def launch(registry: SessionRegistry, *, server_name: str = "127.0.0.1",
     demo.launch(server_name=server_name, server_port=server_port, share=share,
                 allowed_paths=roots, max_file_size=f"{registry.options.max_upload_mb:g}mb",
                 auth=auth or None, auth_message="realtime-venus: log in to use this app",
-                css=CSS, head=SEEK_JS, prevent_thread_lock=prevent_thread_lock, quiet=True)
+                css=CSS, head=SEEK_JS + VOICE_JS, prevent_thread_lock=True, quiet=True)
+    add_audio_route(demo.server_app, registry)
+    if not prevent_thread_lock:
+        demo.block_thread()
     return demo
 
 

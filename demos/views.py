@@ -30,7 +30,7 @@ from venus.events import (
 from venus.timeline import TimelineEntry
 
 __all__ = ["SEEK_JS", "ConversationStrip", "banner_html", "file_url", "frames_html", "moments_html",
-           "timeline_html"]
+           "timeline_html", "voice_bar_html"]
 
 SEEK_JS = """
 <script>
@@ -227,3 +227,15 @@ def _box(c: dict, label, open_run: bool) -> str:
 
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
+
+
+def voice_bar_html(token: str | None) -> str:
+    """The talk button and the agent's state (listening / thinking / speaking, set by the
+    page's own playback in `demos/static/voice.js`); ``token`` opens the tab's audio
+    socket (None: not yet, the page feed sends it)."""
+    link = f' data-link="{html.escape(token)}"' if token else ""
+    return ('<div class="venus-voicebar">'
+            '<button id="venus-talk" type="button" data-on="false" '
+            'title="Start or stop the microphone: speak to ask, or to interrupt">🎙 Talk</button>'
+            f'<span id="venus-agent-state" data-state="listening"{link} aria-live="polite">'
+            'listening</span></div>')

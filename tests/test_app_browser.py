@@ -251,7 +251,9 @@ def _words(text: str) -> list[str]:
 _QUIET = """() => {
   const last = document.querySelector('#venus-timeline .venus-strip')?.lastElementChild;
   const voice = document.querySelector('#venus-voice audio');
-  return last && last.classList.contains('venus-run') && (!voice || voice.paused);
+  const state = document.querySelector('#venus-agent-state')?.dataset.state;
+  return last && last.classList.contains('venus-run') && (!voice || voice.paused)
+    && state !== 'speaking';
 }"""
 """The conversation is in a quiet stretch and the reply's audio has finished playing."""
 

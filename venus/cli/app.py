@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import threading
+import time
 from pathlib import Path
 
 
@@ -37,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workdir", default=None,
                    help="parent folder of the per-session temp folders (default: system temp)")
     p.add_argument("--no-tts", action="store_true", help="text replies only, no synthesized voice")
+    p.add_argument("--voice", choices=("auto", "piper", "espeak"), default="auto",
+                   help="the assistant's voice: auto (default) is Piper en_US-joe-medium when "
+                   "the voices extra is installed, else eSpeak NG")
     p.add_argument("--auth", action="append", default=[], metavar="USER:PASS",
                    help="require a login; repeat for more users (use with --share)")
     p.add_argument("--auth-file", default=None, metavar="PATH",
@@ -54,14 +59,16 @@ def run(args: argparse.Namespace) -> int:
     from demos.frontends import parse_frontend
     from demos.registry import SessionRegistry
     from demos.state import AppOptions
+    from demos.voice import app_models
 
     spec = parse_frontend(args.frontend, args.model)  # a bad flag fails before serving
+    app_models(args.voice)  # so does a voice that is not installed
     auth = parse_auth(args.auth, args.auth_file)
     options = AppOptions(root=Path(args.workdir) if args.workdir else None,
                          max_upload_mb=args.max_upload_mb, sample_minutes=args.sample_minutes,
                          samples_dir=Path(args.samples), frontend=spec,
                          ingest_workers=max(1, args.ingest_workers),
-                         max_sessions=max(1, args.max_tabs))
+                         max_sessions=max(1, args.max_tabs), voice=args.voice)
     if not args.analytics:  # before Gradio is imported: nothing is reported anywhere
         os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     try:
@@ -74,6 +81,14 @@ def run(args: argparse.Namespace) -> int:
     registry = SessionRegistry(options)
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` cleans up like Ctrl-C does
     login = f", login required for {len(auth)} user(s)" if auth else ""
+    started = time.monotonic()
+
+    def say_ready() -> None:
+        if registry.ready.wait():
+            voice = app_models(args.voice).voice
+            print(f"venus app: models ready ({time.monotonic() - started:.1f} s); the "
+                  f"assistant speaks with {voice.name}", flush=True)
+    threading.Thread(target=say_ready, daemon=True, name="venus-ready").start()
     print(f"venus app: http://{args.server_name}:{args.server_port} "
           f"(frontend: {spec.describe()}{login})", flush=True)
     try:

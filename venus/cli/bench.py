@@ -25,6 +25,7 @@ BENCHMARKS = {
     "proactive": "venus.bench.proactive",
     "qa": "venus.bench.qa",
     "turns": "demos.turns",
+    "live": "demos.live_bench",
     "voice": "venus.bench.voice",
 }
 
