@@ -110,10 +110,10 @@
   function control(m) {
     if (m.op !== 'hello') v.log.push({state: 'op:' + m.op, t: performance.now()});
     if (m.op === 'hello') {
-      if (m.epoch !== v.epoch) { drop(-Infinity); v.offset = null; v.epoch = m.epoch; }
+      if (m.epoch !== v.epoch) { drop(-Infinity); v.sources = []; v.offset = null; v.epoch = m.epoch; }
     } else if (m.op === 'cut') {
       anchor(m.now);
-      drop(m.at + v.offset + PLAYOUT_DELAY);
+      drop(m.at);
       v.cuts += 1;
     } else if (m.op === 'queued') {
       v.thinking = performance.now();
@@ -128,34 +128,47 @@
     if (v.offset === null || estimate < v.offset - 0.002) v.offset = estimate;
   }
 
+  // A frame plays at its session time (plus the playout delay); one that follows on from
+  // the frame before it plays right after it (no gap, no overlap), and one that comes
+  // late plays at once, whole: the first syllable of a reply is never clipped.
   function play(buffer) {
     const view = new DataView(buffer);
     if (view.getUint8(0) !== 65) return;  // 'A'
     const start = view.getFloat64(8, true), now = view.getFloat64(16, true);
     const pcm = new Int16Array(buffer, 24);
+    if (!pcm.length) return;
     const ctx = context();
     anchor(now);
-    let t0 = start + v.offset + PLAYOUT_DELAY, skip = 0;
-    if (t0 < ctx.currentTime) { skip = Math.ceil((ctx.currentTime - t0) * RATE); t0 = ctx.currentTime; }
-    if (skip >= pcm.length) return;
-    const audio = ctx.createBuffer(1, pcm.length - skip, RATE);
+    let t0 = start + v.offset + PLAYOUT_DELAY;
+    const prev = v.sources.length ? v.sources[v.sources.length - 1] : null;
+    if (prev && Math.abs(prev.s1 - start) < 0.002 && prev.t1 > ctx.currentTime) t0 = prev.t1;
+    t0 = Math.max(t0, ctx.currentTime);
+    const audio = ctx.createBuffer(1, pcm.length, RATE);
     const data = audio.getChannelData(0);
-    for (let i = skip; i < pcm.length; i++) data[i - skip] = pcm[i] / 32768;
+    for (let i = 0; i < pcm.length; i++) data[i] = pcm[i] / 32768;
     const src = ctx.createBufferSource();
     src.buffer = audio;
     src.connect(v.out);
     src.start(t0);
-    v.sources.push({src, t0, t1: t0 + audio.duration});
+    v.sources.push({src, t0, t1: t0 + audio.duration, s0: start, s1: start + audio.duration});
     v.framesIn += 1;
   }
 
-  function drop(from) {
+  // Drop everything held from session time `at` on (at once where it already plays).
+  function drop(at) {
     const now = v.ctx ? v.ctx.currentTime : 0;
+    let silent = true;
     for (const s of v.sources) {
-      if (s.t0 >= from) { try { s.src.stop(); } catch (e) {} s.t1 = s.t0; }
-      else if (s.t1 > from) { try { s.src.stop(Math.max(from, now)); } catch (e) {} s.t1 = Math.max(from, now); }
+      const cut = s.t0 + (at - s.s0);  // where `at` falls in this frame's own schedule
+      if (at <= s.s0) { try { s.src.stop(); } catch (e) {} s.t1 = s.t0; }
+      else if (at < s.s1) {
+        const when = Math.max(cut, now);
+        try { s.src.stop(when); } catch (e) {}
+        s.t1 = when; s.s1 = at;
+      }
+      if (s.t1 > now) silent = false;
     }
-    if (from <= now) v.lastSound = -1;  // silent from now on: no hangover
+    if (silent) v.lastSound = -1;  // nothing plays from now on: no hangover
   }
 
   async function startMic() {
