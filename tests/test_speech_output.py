@@ -8,7 +8,7 @@ import pytest
 from memory.media import SAMPLE_RATE
 from memory.models import EspeakSynthesizer
 from venus.runtime import PlaybackStatus, SpeechOutput, Utterance
-from venus.speech import AudioSpeechOutput, EchoCanceller, split_pieces
+from venus.speech import AudioSpeechOutput, EchoCanceller, SpeechOutputOptions, split_pieces
 
 TEXT = ("Photosynthesis turns light into sugar. Chlorophyll absorbs red and blue light, "
         "and reflects green, which is why leaves look green to us.")
@@ -199,3 +199,22 @@ def test_a_session_speaks_through_it_and_hears_the_acknowledgement(tts):
     wave = out.waveform()
     assert np.abs(wave[:_sample(2.0)]).max() == 0.0  # queued at the end of chunk 1
     assert np.abs(wave[_sample(2.0):_sample(2.5)]).max() > 0.05
+
+
+def test_in_simulated_time_a_reply_starts_after_its_first_piece_would_be_synthesized(tts):
+    """Live, the first piece (``first_piece_words``) is synthesized after the decision and
+    the reply starts when it is ready; inline in simulated time it takes no session time,
+    which made simulated reply onsets ~0.2 s earlier than the wall clock's with Piper.
+    ``synthesis_s_per_word`` puts that delay back, deterministically."""
+    options = SpeechOutputOptions(synthesis_s_per_word=0.04, first_piece_words=5)
+    out = AudioSpeechOutput(options, synthesizer=tts)
+    out.queue(Utterance("u1", TEXT), 1.0)  # its first piece: "Photosynthesis turns light into sugar."
+    assert out.poll(1.15) == []  # 5 words x 0.04 s: not ready before 1.2 s
+    started = out.poll(1.3)
+    assert [r.status for r in started] == [PlaybackStatus.STARTED]
+    assert started[0].time == pytest.approx(1.2, abs=1e-3)
+    assert out.rendered(1.0, 1.2).max() == 0.0 and np.abs(out.rendered(1.2, 1.3)).max() > 0
+    # off by default: starts at once
+    plain = AudioSpeechOutput(synthesizer=tts)
+    plain.queue(Utterance("u1", TEXT), 1.0)
+    assert [r.time for r in plain.poll(1.1)] == [1.0]

@@ -25,7 +25,7 @@ from venus.harness import Capability, MemoryView
 from venus.perception import PerceptionConfig, UserPerception
 from venus.runtime import DuplexIO, DuplexOptions, Session, SessionOptions
 from venus.speech import AudioSpeechOutput, SpeechOutput, SpeechOutputOptions
-from venus.speech.synthesis import AssistantVoice, choose_voice
+from venus.speech.synthesis import SYNTHESIS_S_PER_WORD, AssistantVoice, choose_voice
 from venus.timeline import Timeline
 
 __all__ = ["AssistantModels", "AssistantOptions", "assistant", "shared_models"]
@@ -192,8 +192,13 @@ def assistant(memory: MemoryView | None = None, *, mode: str = "omni",
     clock = clock or WallClock()
     config = replace(options.perception or PerceptionConfig(),
                      deterministic=clock.kind == "simulated")
+    voice = options.voice or SpeechOutputOptions()
+    if clock.kind == "simulated" and voice.synthesis_s_per_word is None:
+        # simulated time waits for the first piece as long as this voice takes live
+        voice = replace(voice, synthesis_s_per_word=SYNTHESIS_S_PER_WORD.get(
+            models.voice.engine, 0.0))
     output = speech if speech is not None else AudioSpeechOutput(
-        options.voice, synthesizer=models.voice.synthesizer, ahead=clock.kind != "simulated")
+        voice, synthesizer=models.voice.synthesizer, ahead=clock.kind != "simulated")
     perception = UserPerception(config, detector=models.detector,
                                 transcriber=models.transcriber, embedder=models.embedder,
                                 faces=mode == "omni", probe=models.probe,

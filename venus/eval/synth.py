@@ -312,11 +312,17 @@ def synthesize_index(root: Path, seed: int, index: int, *, subsets=OVERLAP_SUBSE
     return folders
 
 
+VOICED = 0.01  # a sample louder than this is speech (the end of a question is its last)
+
+
 def _question(spec: SampleSpec, voices: _Voices, tail_s: float) -> tuple[np.ndarray, float]:
     q = voices.say(spec.question[0])
     clean = _mix(np.zeros(0, np.float32), q, spec.lead_s)
-    end = spec.lead_s + len(q) / SAMPLE_RATE
-    return _padded(clean, end + tail_s), end
+    voiced = np.flatnonzero(np.abs(q) > VOICED)
+    # the end of the speech, not of the clip: a synthesizer's trailing silence made the
+    # reply onset after a question read ~0.1-0.3 s shorter than a listener hears it
+    end = spec.lead_s + ((voiced[-1] + 1) if len(voiced) else len(q)) / SAMPLE_RATE
+    return _padded(clean, spec.lead_s + len(q) / SAMPLE_RATE + tail_s), end
 
 
 def _as_written(root: Path, audio: np.ndarray, name: str) -> np.ndarray:

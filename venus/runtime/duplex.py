@@ -43,7 +43,7 @@ from venus.frontend.floor import early_stop, murmur
 from venus.perception import PerceptionFrame, UserPerception, lexical_cues
 from venus.perception.transcription import AsrJob
 from venus.speech import EchoCanceller, EchoOptions, OutputControl, SpeechOutput, TimedTextOutput
-from venus.speech.base import PlaybackReport
+from venus.speech.base import PlaybackReport, PlaybackStatus
 
 __all__ = ["DuplexIO", "DuplexOptions", "GatePolicy", "OverlapGate"]
 
@@ -258,7 +258,9 @@ class DuplexIO:
                 self.perception.request_partial()
         control, closed = self.control, None
         if control is not None:
-            self.played += control.advance(chunk.end)
+            reports = control.advance(chunk.end)
+            self.played += reports
+            self._begun_over(frame, reports)
             if self.gate is not None and self.gate.episode is not None and not control.busy:
                 # The assistant's turn is over: what the user says now is a turn, not an
                 # overlap (the frontend judges it whole once its words are in).
@@ -317,6 +319,18 @@ class DuplexIO:
                 close()
 
     # -- the steps -------------------------------------------------------------------
+    def _begun_over(self, frame: PerceptionFrame | None, reports: list[PlaybackReport]) -> None:
+        """A reply that begins while the user is speaking (decided on the end of their
+        turn, its first clause synthesized as they started again) is an overlap from its
+        first sample: the gate treats it as one, so it is not talked through."""
+        if self.gate is None or self.gate.episode is not None or frame is None \
+                or not frame.speaking:
+            return
+        began = [r.time for r in reports if r.status is PlaybackStatus.STARTED]
+        if began:
+            self.gate.onset(began[-1], False)
+            self._quiet_pending = began[-1]
+
     def _cancel_echo(self, chunk: VideoChunk) -> tuple[VideoChunk, np.ndarray | None]:
         """The chunk without the assistant's voice, and the played reference over it."""
         if self.control is None or self.echo is None:

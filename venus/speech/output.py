@@ -63,7 +63,12 @@ class SpeechOutputOptions:
     minute, 0-99; None: the synthesizer's own); ``duck_db`` the gain while ducked;
     ``max_piece_words`` the longest piece synthesized at once; ``first_piece_words`` the
     longest first piece when synthesizing ahead (its audio is the first audio of a reply);
-    ``input_lag_s`` how far behind ``now`` playback may wait for the input gate."""
+    ``input_lag_s`` how far behind ``now`` playback may wait for the input gate;
+    ``synthesis_s_per_word``: inline (simulated time, where synthesis takes no session
+    time) an utterance starts this long per word of its first piece after it is queued,
+    as it would live, where its first piece (``first_piece_words``) is synthesized
+    after the decision (the factory sets it from the voice's time measured on this CPU:
+    `venus.speech.synthesis.SYNTHESIS_S_PER_WORD`; None or 0: at once)."""
 
     voice: str | None = None
     rate: int | None = None
@@ -72,6 +77,7 @@ class SpeechOutputOptions:
     max_piece_words: int = 14
     first_piece_words: int = 5
     input_lag_s: float = 1.25
+    synthesis_s_per_word: float | None = None
 
 
 @dataclass
@@ -144,6 +150,10 @@ class AudioSpeechOutput:
         first = o.first_piece_words if self._ahead else None
         pieces = split_pieces(utterance.text, o.max_piece_words, first) or [""]
         track = _Track(utterance, pieces, max(_sample(now), self._state.horizon))
+        if self._ahead is None and o.synthesis_s_per_word:  # as long as it would live
+            head = split_pieces(utterance.text, o.max_piece_words, o.first_piece_words)
+            words = len(head[0].split()) if head else 0
+            track.queued_at += _sample(o.synthesis_s_per_word * words)
         if self._ahead is not None:
             track.pending = [self._ahead.submit(p, o.voice, o.rate, o.pitch) for p in pieces]
             track.ready = False

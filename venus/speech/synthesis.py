@@ -44,6 +44,13 @@ class AssistantVoice:
     reason: str  # one sentence: why this voice (``venus doctor``)
 
 
+SYNTHESIS_S_PER_WORD = {"piper": 0.034, "espeak": 0.0006}
+"""Seconds of synthesis per word of a short piece, by engine, on the 2-core CPU machine
+(median of 15 pieces of 1-5 words, 2026-12-05, load ~2.7; Piper's real-time factor there
+0.087): simulated time waits this long for a reply's first piece
+(`SpeechOutputOptions.synthesis_s_per_word`)."""
+
+
 def espeak_voice(reason: str = "eSpeak NG asked for by name") -> AssistantVoice:
     """eSpeak NG's ``en-us+m3`` at 175 words a minute (the evaluation's assistant voice)."""
     from memory.models.tts import EspeakSynthesizer
