@@ -92,6 +92,12 @@ class AudioLink:
         if isinstance(lag, (int, float)) and -5.0 < lag < 5.0:
             self.lags.append(float(lag))
 
+    def lag(self) -> float | None:
+        """The page's playout lag behind the session's clock (the median of its recent
+        reports; None before the first)."""
+        lags = list(self.lags)[-50:]
+        return float(sorted(lags)[len(lags) // 2]) if lags else None
+
     # -- the session's side ----------------------------------------------------------------
     def new_conversation(self) -> None:
         """A new conversation loop: its session clock starts again."""

@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -88,6 +89,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="talk with nothing loaded (faster; the replies say so)")
     parser.add_argument("--assistant-voice", choices=("auto", "piper", "espeak"), default="auto",
                         help="the app's voice (venus app --voice; auto: Piper when installed)")
+    parser.add_argument("--screenshots", metavar="DIR",
+                        help="save the conversation of the first round here (app-voice.png)")
     parser.add_argument("--kinds", default=",".join(c.kind for c in CONVERSATIONS),
                         help="which conversations (comma-separated)")
 
@@ -108,6 +111,10 @@ def run(args: argparse.Namespace) -> BenchReport:
         results += talk(work / f"round-{r}", conversations, voice, echo=args.echo,
                         video=not args.no_video, assistant_voice=args.assistant_voice)
     load = round((load0 + os.getloadavg()[0]) / 2, 2)
+    if args.screenshots and (work / "round-0" / "conversation.png").exists():
+        Path(args.screenshots).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(work / "round-0" / "conversation.png",
+                        Path(args.screenshots) / "app-voice.png")
     return _report(args, results, load)
 
 
@@ -226,12 +233,27 @@ async def _drive(work: Path, wav: Path, conversations, parts, echo: float, video
                                       "(window.venusVoice.ctx.baseLatency || 0)) : null")
             chat = await page.inner_text("#venus-chat")
             await page.screenshot(path=str(work / "page.png"), full_page=True)
+            await _conversation_shot(page, work / "conversation.png")
             await browser.close()
     (work / "chat.txt").write_text(chat)
     changes = [s for i, (_, s) in enumerate(trace["states"])
                if i == 0 or trace["states"][i - 1][1] != s]
     (work / "states.txt").write_text(" ".join(changes))
     return _score(conversations, parts, trace, lag)
+
+
+async def _conversation_shot(page, path: Path) -> None:
+    """The chat, the talk button and the agent's state, as a person sees them."""
+    boxes = [await page.locator(sel).bounding_box() for sel in
+             ("#venus-chat", "#venus-voicebar")]
+    boxes = [b for b in boxes if b]
+    if not boxes:
+        return
+    x0, y0 = min(b["x"] for b in boxes), min(b["y"] for b in boxes)
+    x1 = max(b["x"] + b["width"] for b in boxes)
+    y1 = max(b["y"] + b["height"] for b in boxes)
+    await page.screenshot(path=str(path), clip={"x": x0 - 8, "y": y0 - 8,
+                                                "width": x1 - x0 + 16, "height": y1 - y0 + 16})
 
 
 class _App:
@@ -376,6 +398,7 @@ def _report(args, results: list[dict], load: float) -> BenchReport:
         "replied_to_backchannel": sum(r["replied_to_second"] for r in kind.get("backchannel", [])),
         "replied_to_other": sum(r["replied_to_second"] for r in kind.get("other", [])),
         "false_stops": sum(r["false_stop"] for r in results),
+        "false_bargein_echo": sum(r["false_stop"] for r in results) if args.echo else None,
         "replies_checked_for_false_stops": sum(r["answered"] for r in results),
         "echo_gain": args.echo, "page_playout_lag_s": p(lags, 50), "load": load,
         "voices": "flite " + ",".join(VOICES[i % len(VOICES)] for i in range(args.rounds)),

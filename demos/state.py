@@ -74,7 +74,10 @@ IDLE_TEXT = "Upload a video, use the sample lecture, or start the camera."
 _BEHIND_S = 4          # camera seconds waiting for the memory before the banner says so
 _PAUSED_S = 5.0        # no camera frame for this long: the camera is paused
 _ANSWERS_KEPT = 200
-CAMERA_PIXEL_CHANGE = 0.05  # share of a camera frame that must change for a new key frame
+CAMERA_PIXEL_CHANGE = 0.05
+# The page's reported playout lag, less this, shifts the echo reference: the canceller
+# searches echo paths of 0-0.12 s after it, so an overstated lag must not hide the echo.
+SINK_LAG_MARGIN_S = 0.03  # share of a camera frame that must change for a new key frame
 
 
 @dataclass
@@ -574,6 +577,9 @@ class _Runner:
             if self.playout is not None and self.link.connected:
                 for message in self.playout.step(self.session.now()):
                     self.link.post(message)
+                lag = self.link.lag()
+                if lag is not None:  # the echo reference: what the page was playing
+                    self.session.duplex.sink_lag_s = max(0.0, lag - SINK_LAG_MARGIN_S)
             yield hop
 
     def _page_state(self, entry) -> None:

@@ -148,4 +148,4 @@ def test_the_link_holds_nothing_for_a_page_that_is_not_there_and_wakes_the_one_t
     assert not current and not link.connected
     link.played({"op": "played", "lag": 0.09})
     link.played({"op": "played", "lag": "soon"})  # not a number: ignored
-    assert list(link.lags) == [0.09]
+    assert list(link.lags) == [0.09] and link.lag() == 0.09

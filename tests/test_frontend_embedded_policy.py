@@ -374,3 +374,21 @@ def test_a_reply_to_an_interruption_that_is_the_answer_it_cut_says_it_did_not_ca
     other = decide(Heard("u1", "Something else entirely was being said.", "Something", 0.2,
                          PlaybackStatus.STARTED))
     assert other.speech == cut  # not the answer it cut: given as found
+
+
+def test_words_that_are_the_assistants_own_recent_reply_are_its_echo():
+    """Seen live with a loudspeaker near the microphone: the reply leaked past the
+    canceller, Whisper heard it ("0 6 it was said the pH scale runs from 0") and the
+    assistant answered itself. Words that are nearly all the assistant's own just-said
+    words are its echo, not the user's."""
+    from venus.frontend.floor import own_echo
+
+    said = ['At 0:06 it was said: "The pH scale runs from zero to fourteen with seven a '
+            'neutral lemon juice and vinegar acids with a pH below seven".']
+    assert own_echo("0 6 it was said the pH scale runs from 0", said)
+    assert own_echo("The pH scale runs from zero.", said)
+    # the user's own words, even on the same topic, are not
+    assert not own_echo("What is the pH of vinegar?", said)
+    assert not own_echo("Wait, why is seven neutral?", said)
+    assert not own_echo("Zero to fourteen?", said)  # too short to say
+    assert not own_echo("The pH scale runs from zero.", [])

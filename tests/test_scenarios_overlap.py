@@ -155,6 +155,23 @@ def test_own_voice_echo_never_triggers_a_stop(tmp_path):
     assert not user, user
 
 
+def test_echo_from_a_sink_that_plays_late_is_removed_when_the_sink_reports_its_lag(tmp_path):
+    """A browser plays the reply behind the session's clock (its playout buffer), so its
+    echo reaches the microphone later than the canceller searches (0.12 s). The page
+    reports how late it plays (`DuplexOptions.sink_lag_s`, the app sets it from the
+    page's reports): the reference is then what the sink was playing, and the echo of a
+    page 0.25 s behind never stops the reply."""
+    doc = {"name": "echo-late", "notes": NOTES,
+           "echo": {"gain_db": -3, "delay_ms": 280, "sink_lag_ms": 250},
+           "turns": [QUESTION, {"at": 11.0, "text": "What do roots take up from the soil?"}]}
+    run = _run(doc, tmp_path)
+    assert not [e for _, e in _entries(run, SpeechStopped) if e.reason != "session ended"]
+    assert not _entries(run, OverlapClassified)
+    start = run.output.started[0][1]
+    user = [e for _, e in _entries(run, SpeechDetected) if start < e.start < run.turns[1].start]
+    assert not user, user
+
+
 def test_delegated_request_is_answered_later_at_a_free_moment():
     doc = {"name": "timer", "notes": NOTES, "turns": [
         {"at": 1.0, "text": "Remind me in 8 seconds to stretch.", "label": "request"},

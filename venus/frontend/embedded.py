@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import deque
 from dataclasses import dataclass, field, replace
 
 from memory.errors import MemoryToolkitError
@@ -66,6 +67,7 @@ from venus.frontend.floor import (
     classify_overlap,
     is_for_assistant,
     leading_name,
+    own_echo,
     takes_floor,
 )
 from venus.frontend.intents import Intent, detect_intent
@@ -166,6 +168,7 @@ class EmbeddedFrontend:
         self._last_cut: str = ""
         self._cut_text = ""  # the whole utterance the last interruption cut
         self._cut_unheard = False  # ... and the user heard next to none of it
+        self._said: deque[tuple[float, str]] = deque()  # (when, what) it decided to say
         self._faces_seen = False
         self._background = False
         self._topic: tuple[str, ...] | None = None
@@ -200,6 +203,8 @@ class EmbeddedFrontend:
             perceived = [e for e in perceived if not isinstance(e, UserWordsTranscribed)]
         if self._background:  # a TV or a far talker: not the user's words
             perceived = [e for e in perceived if not isinstance(e, UserWordsTranscribed)]
+        if speech:
+            self._said.append((frame.end, speech))
         topic, self._topic = self._topic, None
         return Decision(self._token(frame, floor, speech), speech, floor, tuple(delegations),
                         tuple(perceived), topic)
@@ -246,6 +251,11 @@ class EmbeddedFrontend:
         self.turn = replace(taken, words=[], start=None, quiet=[], ends=[])
         turn, start, quiet = taken.words, taken.start, _mostly(taken.quiet)
         self._ends = taken.ends
+        if own_echo(_text(turn), self._own_speech(duplex, now)):
+            # the assistant's own voice come back past the canceller: not the user's
+            self.turn.ignore = self.turn.unjudged = False
+            self._background = True
+            return floor, None, []
         if self.turn.ignore or self.turn.unjudged:
             released = self.turn.ignore  # let pass as harmless, or never decided
             self.turn.ignore = self.turn.unjudged = False
@@ -307,7 +317,11 @@ class EmbeddedFrontend:
                              len(self.overlap.words),
                              frame.face_toward_camera if self._faces_seen else None, ep.stopped,
                              ep.named_other)
-        kind = classify_overlap(facts, self.options.floor)
+        text = " ".join(w.text.strip() for w in self.overlap.words)
+        if own_echo(text, self._own_speech(duplex, now)):
+            kind: OverlapKind | None = OverlapKind.BACKGROUND  # our own voice, heard back
+        else:
+            kind = classify_overlap(facts, self.options.floor)
         if kind is None:
             return None
         self.overlap.onset = None  # decided
@@ -324,6 +338,14 @@ class EmbeddedFrontend:
         if not ongoing:
             self.turn = replace(self.turn, words=[], start=None, ignore=False, quiet=[])
         return FloorAction.CONTINUE_SPEAKING
+
+    def _own_speech(self, duplex: DuplexFrame, now: float) -> list[str]:
+        """What the assistant said lately (`OWN_SPEECH_S`), and what is playing now (a
+        delivered result too): the words its echo would carry."""
+        while self._said and self._said[0][0] < now - OWN_SPEECH_S:
+            self._said.popleft()
+        said = [text for _, text in self._said]
+        return said + [duplex.heard.text] if duplex.heard is not None else said
 
     def _cut(self, heard, overlap: Overlap | None) -> None:
         """Remember the reply an interruption cut, and whether it is still owed
@@ -459,6 +481,7 @@ class EmbeddedFrontend:
         return token
 
 
+OWN_SPEECH_S = 30.0  # the assistant's speech this recent may come back as echo
 UNHEARD_MAX_WORDS = 2  # a cut reply heard no further than this was never really said
 QUIET_MIN_HOPS = 3  # voiced hops of an overlap before it may be judged quiet (0.3 s)
 TURN_QUIET_SHARE = 0.8  # of a turn's voiced hops quieter than the user: a quiet turn

@@ -22,6 +22,7 @@ the turn after it, its end and reply   `venus.frontend.embedded` (turn state), w
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from venus.events import OverlapKind
@@ -32,7 +33,7 @@ from venus.perception.types import AddresseeCues
 _MURMUR = re.compile(r"^\W*((m+|h?m+h?m+|mhm+|uh+|um+|ah+|oh+|hm+)\W*)+$")
 
 __all__ = ["FloorPolicy", "OverlapFacts", "classify_overlap", "early_stop", "is_for_assistant",
-           "leading_name", "murmur", "takes_floor"]
+           "leading_name", "murmur", "own_echo", "takes_floor"]
 
 
 @dataclass(frozen=True)
@@ -218,3 +219,24 @@ def early_stop(text: str, config: PerceptionConfig | None = None) -> bool:
     low = text.lower()
     return bool(_EARLY_OPENER.search(low) or _EARLY_QUESTION.search(low)) \
         or lexical_cues(text, 0.5, config or PerceptionConfig()).addressed_by_name
+
+
+ECHO_MIN_WORDS = 4  # fewer words than this cannot be told from a user quoting us
+ECHO_SHARE = 0.8  # of the heard words found among the assistant's own: its echo
+
+
+def own_echo(text: str, said: Sequence[str]) -> bool:
+    """Whether ``text`` (words heard from the microphone) is the assistant's own recent
+    speech ``said`` come back through a loudspeaker the canceller missed: at least
+    `ECHO_MIN_WORDS` words, `ECHO_SHARE` of them among its own words (numbers as digits
+    and times split: "0:06" is "0 06")."""
+    heard = _words(text)
+    if len(heard) < ECHO_MIN_WORDS or not said:
+        return False
+    own = {w.lstrip("0") or "0" for s in said for w in _words(s)}
+    found = sum((w.lstrip("0") or "0") in own for w in heard)
+    return found >= ECHO_SHARE * len(heard)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())

@@ -106,12 +106,16 @@ class DuplexOptions:
     audible above this level (an onset over silence is no overlap); ``partials``: when
     perception re-transcribes the open region for partial words, "always" (every chunk:
     model frontends read them) or "overlap" (only while an overlap is open: the embedded
-    policy reads words only there, and each partial costs a Whisper pass)."""
+    policy reads words only there, and each partial costs a Whisper pass);
+    ``sink_lag_s``: how far behind the session's clock the output is heard (a browser's
+    playout: the app sets `DuplexIO.sink_lag_s` from the page's reports), so the echo
+    reference is what the sink was playing, not what the session committed."""
 
     gate: GatePolicy = field(default_factory=GatePolicy)
     echo: EchoOptions = field(default_factory=EchoOptions)
     audible_db: float = -50.0
     partials: Literal["always", "overlap"] = "always"
+    sink_lag_s: float = 0.0
 
     def __post_init__(self) -> None:
         if self.partials not in ("always", "overlap"):
@@ -237,6 +241,7 @@ class DuplexIO:
         # the user holds the floor: speaking, or their turn's words or end still to come
         # (a background result waits for the reply to their turn, not only for silence)
         self.user_turn = False
+        self.sink_lag_s = max(0.0, self.options.sink_lag_s)  # the sink's report, live
         self._quiet_pending: float | None = None  # an overlap's onset, its loudness unjudged
         self.played: list[PlaybackReport] = []  # what the output reported while heard
         if self._partials_in_overlap:
@@ -337,8 +342,9 @@ class DuplexIO:
             return chunk, None
         audio = as_audio(chunk.audio)
         history = self.echo.history_samples / SAMPLE_RATE
-        reference = self.control.preview(chunk.start - history,
-                                         chunk.start + len(audio) / SAMPLE_RATE)
+        lag = self.sink_lag_s  # what the sink was playing then: the session's, that late
+        reference = self.control.preview(chunk.start - history - lag,
+                                         chunk.start + len(audio) / SAMPLE_RATE - lag)
         cleaned = self.echo.cancel(audio, reference)
         return replace(chunk, audio=cleaned), reference[self.echo.history_samples:]
 
@@ -467,7 +473,7 @@ class DuplexIO:
             return False
         a = int((at - start) * SAMPLE_RATE)
         if a - SAMPLE_RATE // 4 < 0:
-            window = self.control.preview(at - 0.25, at + 0.1)
+            window = self.control.preview(at - 0.25 - self.sink_lag_s, at + 0.1 - self.sink_lag_s)
         else:
             window = reference[a - SAMPLE_RATE // 4: a + SAMPLE_RATE // 10]
         out = self.control

@@ -29,7 +29,7 @@ from venus.factory import AssistantModels, AssistantOptions, assistant, shared_m
 from venus.frontend.base import Frontend
 from venus.harness import MemoryView
 from venus.perception import PerceptionConfig
-from venus.runtime import DuplexIO, Session, SessionOptions, SessionSummary
+from venus.runtime import DuplexIO, DuplexOptions, Session, SessionOptions, SessionSummary
 from venus.scenario.room import PlacedTurn, SimulatedRoom
 from venus.scenario.schema import Scenario
 from venus.speech import AudioSpeechOutput, SpeechOutputOptions
@@ -101,7 +101,9 @@ def run_scenario(scenario: Scenario, out_dir: str | Path | None = None, *,
     options = AssistantOptions(
         perception=PerceptionConfig(assistant_name=scenario.assistant_name,
                                     other_names=tuple(scenario.other_names)),
-        voice=output_options, session=SessionOptions(drain_s=30.0))
+        voice=output_options, session=SessionOptions(drain_s=30.0),
+        duplex=DuplexOptions(sink_lag_s=scenario.echo.sink_lag_ms / 1000) if scenario.echo
+        else None)
     try:
         with assistant(memory, mode=scenario.mode, clock=clock or SimulatedClock(),
                        timeline=timeline, session_id=scenario.name, options=options,

@@ -8,6 +8,7 @@ the validated objects). A scenario JSON looks like::
       "video": "lecture.mp4",            // optional; frames (and memory) come from it
       "notes": [{"start": 0, "end": 30, "text": "Leaves make sugar from light."}],
       "echo": {"gain_db": -12, "delay_ms": 30},   // optional: the assistant's voice leaks in
+                                                 // ("sink_lag_ms": how late the sink says it plays)
       "turns": [
         {"at": 1.0, "text": "What do leaves make?", "voice": "en-us+f2"},
         {"after_assistant": 1.5, "text": "Wait, what about roots?", "label": "interruption"}
@@ -80,10 +81,13 @@ class Note(_Strict):
 
 
 class EchoSpec(_Strict):
-    """How much of the assistant's own playback reaches the microphone."""
+    """How much of the assistant's own playback reaches the microphone, how late (a
+    browser's playout buffer and the air), and how late the sink says it plays
+    (``sink_lag_ms``: a page's report, `venus.runtime.DuplexOptions.sink_lag_s`)."""
 
     gain_db: float = Field(default=-12.0, ge=-60, le=6)
-    delay_ms: float = Field(default=30.0, ge=0, le=120)
+    delay_ms: float = Field(default=30.0, ge=0, le=500)
+    sink_lag_ms: float = Field(default=0.0, ge=0, le=500)
 
 
 class Scenario(_Strict):
