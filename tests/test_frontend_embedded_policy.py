@@ -392,3 +392,13 @@ def test_words_that_are_the_assistants_own_recent_reply_are_its_echo():
     assert not own_echo("Wait, why is seven neutral?", said)
     assert not own_echo("Zero to fourteen?", said)  # too short to say
     assert not own_echo("The pH scale runs from zero.", [])
+
+
+def test_openers_alone_take_the_floor_without_asking_anything():
+    from venus.frontend.floor import opener_only
+
+    assert opener_only("Wait, wait.") and opener_only("wait wait") and opener_only("Hold on.")
+    assert opener_only("Um, sorry, hang on")
+    assert not opener_only("Wait, how do leaves make sugar?")
+    assert not opener_only("Stop talking about leaves.")
+    assert not opener_only("")

@@ -67,6 +67,7 @@ from venus.frontend.floor import (
     classify_overlap,
     is_for_assistant,
     leading_name,
+    opener_only,
     own_echo,
     takes_floor,
 )
@@ -404,6 +405,11 @@ class EmbeddedFrontend:
                 self._background = quiet
                 return floor, None, []
         intent = detect_intent(text, now)
+        if forced and intent.kind == "none" and opener_only(text):
+            # "Wait, wait." and a pause: they took the floor and have not said what for
+            # yet; the output is stopped, and their next words are answered as forced.
+            self.turn.after_interrupt = True
+            return floor, None, []
         if forced and intent.kind == "none" and text:
             # The user took the floor from us: whatever they said gets a reply.
             intent = replace(intent, kind="answer")

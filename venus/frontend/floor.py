@@ -33,7 +33,7 @@ from venus.perception.types import AddresseeCues
 _MURMUR = re.compile(r"^\W*((m+|h?m+h?m+|mhm+|uh+|um+|ah+|oh+|hm+)\W*)+$")
 
 __all__ = ["FloorPolicy", "OverlapFacts", "classify_overlap", "early_stop", "is_for_assistant",
-           "leading_name", "murmur", "own_echo", "takes_floor"]
+           "leading_name", "murmur", "opener_only", "own_echo", "takes_floor"]
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,15 @@ def takes_floor(text: str) -> bool:
     """Whether ``text`` opens by claiming the floor ("wait", "hold on", ...) or asks
     "what/how about ..."."""
     return bool(_FLOOR_OPENER.search(text.lower()))
+
+
+_OPENER_ONLY = re.compile(_LEAD + r"(?:(?:" + _OPENERS + r")\b\W*)+$")
+
+
+def opener_only(text: str) -> bool:
+    """Whether ``text`` is nothing but floor-taking openers ("Wait, wait.", "Hold on"):
+    the user has taken the floor and not yet said what for."""
+    return bool(_OPENER_ONLY.match(text.lower()))
 
 
 _LEADING = re.compile(r"^\s*([A-Z][a-z'\-]+)\s*[.,!]\s+\S")

@@ -29,6 +29,7 @@ from memory.media import SAMPLE_RATE
 __all__ = ["EchoCanceller", "EchoEstimate", "EchoOptions"]
 
 _WINDOW = 512  # 32 ms, the VAD's window
+_SILENT = 1e-4  # a reference sample this small is silence
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,13 @@ class EchoCanceller:
         return mic_ctx, ref_ctx
 
     def _learn(self, mic: np.ndarray, ref: np.ndarray, n: int, d_max: int) -> None:
+        # Only from where the reference begins: the user's own speech just before a reply
+        # (their question) is in the context too, and would hide a clear echo path at the
+        # reply's first hops (the canceller's cold start: the reply's first 0.3 s leaked).
+        sounding = np.flatnonzero(np.abs(ref) > _SILENT)
+        if len(sounding):
+            k0 = max(0, min(int(sounding[0]) - d_max, n - _WINDOW))
+            mic, ref, n = mic[k0:], ref[k0:], n - k0
         fits = [self._fit(mic, ref, n, d_max, self._delay(mic, ref, n, d_max))]
         if self.path is not None:
             # A held path must be beaten on the same input: where an answer starts near
