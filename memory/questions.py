@@ -1,7 +1,8 @@
 """What a question asks for and what a text holds: the word-level side of answering.
 
-`memory.answer` scores evidence units for a question; the tests it makes of words live
-here, each answering one small question about a question or a unit:
+`memory.answering` ranks evidence units for a question (`memory.answering.Question`
+reads a question once with these); the tests it makes of words live here, each
+answering one small question about a question or a unit:
 
 - what the question asks for (`question_type`: a number, a person, a time, a place, a
   colour, a reason), whether it asks what was said or shown (`asked_kind`), which of its

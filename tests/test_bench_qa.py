@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.answer import NOT_SEEN
+from memory.answering import NOT_SEEN
 from memory.benchmarks.qa import (
     SPLITS,
     QAQuestion,
@@ -136,7 +136,8 @@ def test_a_kept_memory_is_tied_to_the_ingest_code(tmp_path, monkeypatch):
     assert copy != before
     (root / "memory/store/speech.py").write_text("x = 2\n")
     assert bench_qa.ingest_fingerprint() != copy
-    (root / "memory/answer.py").write_text("an answering change keeps the memory\n")
+    (root / "memory/answering").mkdir()
+    (root / "memory/answering/rules.py").write_text("an answering change keeps the memory\n")
     (root / "memory/store/speech.py").write_text("x = 1\n")
     assert bench_qa.ingest_fingerprint() == copy
 
