@@ -20,9 +20,7 @@ from memory.answering import (
 )
 from memory.answering.moments import same_screen
 from memory.answering.rules import FUZZY_CREDIT
-from memory.evidence import SAID, SHOWN, Evidence, Moment
-from memory.lexical import tokenize
-from memory.questions import (
+from memory.answering.words import (
     content_terms,
     counted_term,
     counts_of,
@@ -32,6 +30,8 @@ from memory.questions import (
     sounds_alike,
     unit_types,
 )
+from memory.evidence import SAID, SHOWN, Evidence, Moment
+from memory.lexical import tokenize
 
 
 def upto(last: str) -> RuleRanker:
@@ -450,7 +450,7 @@ def test_a_nationality_adjective_is_not_another_name(minilm):
     """"Gandhi" heard "Gani": the sentence holds the rest of the question, and "a British
     tax" describes the tax; it names no one else, so the misheard name costs nothing
     (it abstained at 0.51). A name that happens to end like one still names."""
-    from memory.questions import named_terms
+    from memory.answering.words import named_terms
 
     text = "In 1930, Gani marched to the sea to make salt in protest against a British tax."
     assert named_terms(text) == ["gani"]
@@ -484,7 +484,7 @@ def test_a_short_name_heard_close_in_sound_and_spelling_supports_the_unit(minilm
     """"Orfeo" heard as "Orphy": a sound skeleton of three letters (o-r-f) is too short to
     trust alone ("Paris" and "press" share p-r-s), so it counts only when the spellings
     (read as sounds: "ph" as "f") are also two edits apart at most."""
-    from memory.questions import sounds_alike
+    from memory.answering.words import sounds_alike
 
     assert sounds_alike("orfeo", "orphi") and sounds_alike("kelvin", "calvin")
     for a, b in (("paris", "press"), ("paris", "price"), ("nile", "nail"), ("rome", "ram")):
@@ -499,7 +499,7 @@ def test_a_place_is_found_at_the_start_of_a_sentence_and_after_the_town_of():
     """"In the Netherlands there were more bicycles than people" answers "Where ...?"
     as much as "there were more bicycles than people in the Netherlands" does, and so
     does "in the town of Cremona"; a year after "In" is no place."""
-    from memory.questions import unit_types
+    from memory.answering.words import unit_types
 
     for text in ("In the Netherlands there were more bicycles than people.",
                  "Antonio Stradivari made more than a thousand instruments in the town of "
@@ -513,7 +513,7 @@ def test_a_place_is_found_at_the_start_of_a_sentence_and_after_the_town_of():
 def test_what_a_thing_is_made_from_is_a_kind_of_answer(minilm):
     """"What was the purple dye made from?": both sentences hold "purple" and "dye"
     (dev5's Phoenicians); the one that says what it was made from answers."""
-    from memory.questions import question_type, unit_types
+    from memory.answering.words import question_type, unit_types
 
     assert question_type("What was the purple dye made from?") == "material"
     assert question_type("What is the tapestry made of?") == "material"
@@ -533,7 +533,7 @@ def test_a_relative_clause_describes_what_is_asked_about(minilm):
     the rest, it made "Yellow fever and malaria killed thousands of the workers" lead
     (dev4); at half weight the sentence that says what spread them does. A "that" after
     a verb of saying or showing opens what was said, not a description."""
-    from memory.questions import clause_terms
+    from memory.answering.words import clause_terms
 
     assert clause_terms("What spread the diseases that killed the canal workers?") == \
         set(tokenize("killed canal workers"))

@@ -1,6 +1,7 @@
 """Answering a question from a memory: one seam, in the order a question goes through it.
 
-Layers inside (bottom to top): ``question`` (`Question`, parsed once) -> ``rank`` (the
+Layers inside (bottom to top): ``wordlists`` (data) -> ``words`` (what a question asks
+for, what a text holds) -> ``question`` (`Question`, parsed once) -> ``rank`` (the
 `UnitRanker` seam, `DenseRanker`), ``moments``, ``rules`` (`RuleRanker`: the rules as
 named features), ``blend`` (`RerankBlend`), ``reply`` (`ExtractiveAnswerer`), ``source``
 (the `AnswerSource` port the store implements) and ``options`` -> ``pipeline`` (from a

@@ -19,8 +19,8 @@ from memory.answering.question import Question
 from memory.answering.rank import RankContext, Scores, UnitRanker, idf_weights
 from memory.answering.reply import NOT_SEEN, lead_units, not_yet_text
 from memory.answering.source import AnswerSource
+from memory.answering.words import content_terms
 from memory.evidence import SAID, SHOWN, Answer, Evidence, Moment
-from memory.questions import content_terms
 from memory.timeparse import TimeFilter
 
 __all__ = ["answer", "ranker_of"]

@@ -2,8 +2,8 @@
 
 The bottom of `memory.answering`: every ranker, the pipeline and the reply writer read
 the same `Question` instead of parsing the text again for each unit they score. The
-word-level tests it is made from live in `memory.questions` (what a question asks for)
-and `memory.timeparse` (its time phrase); what each part is for is in
+word-level tests it is made from live in `memory.answering.words` (what a question asks
+for) and `memory.timeparse` (its time phrase); what each part is for is in
 ``docs/answers.md`` ("How a question is answered").
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memory.questions import (
+from memory.answering.words import (
     asked_kind,
     clause_terms,
     content_terms,

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memory.answering.question import Question
+from memory.answering.words import REASONS
 from memory.evidence import SAID, SEEN, SHOWN, Evidence, Moment, format_time
-from memory.questions import REASONS
 
 __all__ = ["CLOSE_SCORE", "CONTINUE_GAP_S", "NOT_SEEN", "ExtractiveAnswerer", "continued",
            "lead_units", "not_yet_text"]

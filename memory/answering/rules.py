@@ -22,9 +22,7 @@ import numpy as np
 from memory.answering.moments import moment_terms, on_screen, same_screen, title_and_before
 from memory.answering.question import Question
 from memory.answering.rank import RankContext, Scores
-from memory.evidence import Evidence
-from memory.lexical import tokenize
-from memory.questions import (
+from memory.answering.words import (
     asked_about,
     counts_term,
     lemma,
@@ -33,6 +31,8 @@ from memory.questions import (
     near_terms,
     unit_types,
 )
+from memory.evidence import Evidence
+from memory.lexical import tokenize
 
 __all__ = ["DEFAULT_FEATURES", "FEATURES", "FUZZY_CREDIT", "MISHEARD_SHARE", "MISHEARD_TERMS",
            "Feature", "RuleRanker"]
