@@ -24,6 +24,7 @@ import dataclasses
 import functools
 import logging
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,7 @@ from memory.answering.source import Candidates
 from memory.errors import ModelUnavailableError, StoreError
 from memory.evidence import Answer, Evidence, Moment
 from memory.index.faiss_index import FaissIndex
+from memory.models.base import Answerer, Reranker
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.db import MemoryDB
 from memory.store.hierarchy import segment_summary
@@ -398,11 +400,11 @@ class ReaderSource:
         return self._reader.options.answer
 
     @property
-    def answerer(self):
+    def answerer(self) -> Answerer:
         return self._reader.models.answerer
 
     @property
-    def reranker(self):
+    def reranker(self) -> Reranker | None:
         return self._reader.models.reranker
 
     def embed(self, text: str) -> np.ndarray:
@@ -428,12 +430,12 @@ class ReaderSource:
         closed = reader._closed_by(now) if tail else 0.0
         return units_between(reader.db, lo, hi, now, tail, closed)
 
-    def units_in(self, moments, now: float) -> Candidates:
+    def units_in(self, moments: Sequence[Moment], now: float) -> Candidates:
         units, owners, vectors = moment_units(self._reader.db, moments, now,
                                               self._reader._cached_vector)
         return Candidates(units, owners, vectors)
 
-    def term_counts(self, terms, now: float) -> tuple[int, dict[str, int]]:
+    def term_counts(self, terms: Sequence[str], now: float) -> tuple[int, dict[str, int]]:
         reader = self._reader
         text_index = reader.db.segment_text
         below = None
