@@ -17,7 +17,7 @@ import numpy as np
 from memory.answering.blend import RerankBlend
 from memory.answering.question import Question
 from memory.answering.rank import RankContext, Scores, UnitRanker, idf_weights
-from memory.answering.reply import NOT_SEEN, lead_units, not_yet_text
+from memory.answering.reply import NOT_SEEN, ReplyWriter, lead_units, not_yet_text
 from memory.answering.source import AnswerSource
 from memory.answering.words import content_terms
 from memory.evidence import SAID, SHOWN, Answer, Evidence, Moment
@@ -183,7 +183,7 @@ def _at_time(source: AnswerSource, question: Question, instant: tuple[float, str
         return Answer(question.text, NOT_SEEN, tuple(moments[-1:]), now, recent, span,
                       extras, found=False)
     cited = dataclasses.replace(holding, evidence=tuple(lead))
-    text = source.answerer.answer(question.text, [cited], recent)
+    text = _write(source, question, [cited], recent, extras)
     return Answer(question.text, text, (cited,), now, recent, span, extras, found=True,
                   evidence=tuple(lead))
 
@@ -218,9 +218,24 @@ def _by_content(source: AnswerSource, question: Question, vector: np.ndarray,
     if extras["score"] < ranker.min_score or extras["no_answer"]:
         return Answer(question.text, NOT_SEEN, tuple(cited), now, recent, window, extras,
                       found=False)
-    text = source.answerer.answer(question.text, cited, recent)
+    text = _write(source, question, cited, recent, extras)
     return Answer(question.text, text, tuple(cited), now, recent, window, extras, found=True,
                   evidence=tuple(lead))
+
+
+def _write(source: AnswerSource, question: Question, cited: list[Moment],
+           recent: Moment | None, extras: dict) -> str:
+    """The reply by the memory's answerer; one that says how it came about (a generative
+    writer, which may fall back to the extractive reply) says so in ``extras``."""
+    writer = source.answerer
+    if not isinstance(writer, ReplyWriter):
+        return writer.answer(question.text, cited, recent)
+    reply = writer.reply(question.text, cited, recent)
+    extras["answered_by"] = reply.answered_by
+    extras["cited_times"] = list(reply.cited)
+    if reply.fallback is not None:
+        extras["fallback"] = reply.fallback
+    return reply.text
 
 
 def _scores(source: AnswerSource, ranker: UnitRanker, question: Question,

@@ -13,13 +13,14 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from memory.answering.question import Question
 from memory.answering.words import REASONS
 from memory.evidence import SAID, SEEN, SHOWN, Evidence, Moment, format_time
 
-__all__ = ["CLOSE_SCORE", "CONTINUE_GAP_S", "NOT_SEEN", "ExtractiveAnswerer", "continued",
-           "lead_units", "not_yet_text"]
+__all__ = ["CLOSE_SCORE", "CONTINUE_GAP_S", "NOT_SEEN", "ExtractiveAnswerer", "Reply",
+           "ReplyWriter", "continued", "lead_units", "not_yet_text"]
 
 NOT_SEEN = "I haven't seen anything about that in the video so far."
 CLOSE_SCORE = 0.05
@@ -28,6 +29,27 @@ CONTINUE_GAP_S = 1.0
 """A lead sentence without an end mark runs on into a sentence said within this gap in
 its moment (the gap that cuts a sentence at a pause, `memory.store.units.PAUSE_S`)."""
 _FINISHED = re.compile(r"[.!?…]['\")\]]*$")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A written reply: ``text``, the media times it cites that the evidence holds
+    (``cited``), who wrote it (``answered_by``: "extractive" or the model's name) and,
+    when a generative writer's reply was not used, why (``fallback``)."""
+
+    text: str
+    cited: tuple[float, ...] = ()
+    fallback: str | None = None
+    answered_by: str = "extractive"
+
+
+@runtime_checkable
+class ReplyWriter(Protocol):
+    """An `Answerer` that also says how its reply came about (`Reply`): the pipeline puts
+    that in `Answer.extras` (``answered_by``, ``cited_times``, ``fallback``)."""
+
+    def reply(self, question: str, moments: Sequence[Moment],
+              recent: Moment | None = None) -> Reply: ...
 
 
 def not_yet_text(point: float, seen: float) -> str:
