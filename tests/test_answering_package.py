@@ -146,3 +146,33 @@ def test_the_default_ranker_answers_through_the_port():
     anchored = answer(source, "What was said at 0:12?", 30.0, 3)
     assert anchored.found and "hive" in anchored.text and anchored.extras["anchored_answer"]
     assert not answer(source, "What was said at 0:50?", 30.0, 3).found
+
+
+class HashEncoder:
+    """A `TextEmbedder` of hashed terms; records what it was asked to embed."""
+
+    dim = 64
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def embed(self, texts):
+        self.seen += list(texts)
+        return np.vstack([_vector(t) for t in texts])
+
+
+def test_an_encoder_ranker_reads_with_its_own_vectors():
+    from memory.answering import EncoderRanker, RankContext
+
+    units = [Evidence(SAID, t, 0.0, 1.0) for t in SENTENCES]
+    blind = RankContext(np.zeros(64, np.float32), np.zeros((3, 64), np.float32), [1.0] * 3, {})
+    encoder = HashEncoder()
+    ranker = EncoderRanker(DenseRanker(), encoder, "hash", "query: ", "passage: ", cache=4)
+    question = Question.parse("Saturn has how many known moons?")
+    scores = ranker.rank(question, units, blind).values
+    assert int(np.argmax(scores)) == 2 and scores[2] > 0.5  # the memory's vectors were zeros
+    assert DenseRanker().rank(question, units, blind).values.tolist() == [0.0, 0.0, 0.0]
+    assert encoder.seen[0].startswith("query: ") and encoder.seen[1].startswith("passage: ")
+    ranker.rank(question, units, blind)  # all four texts cached: nothing embedded again
+    assert len(encoder.seen) == 4 and ranker.name == "dense @ hash"
+    assert ranker.min_score == DenseRanker().min_score

@@ -3,15 +3,16 @@
 Layers inside (bottom to top): ``wordlists`` (data) -> ``words`` (what a question asks
 for, what a text holds) -> ``question`` (`Question`, parsed once) -> ``rank`` (the
 `UnitRanker` seam, `DenseRanker`), ``moments``, ``rules`` (`RuleRanker`: the rules as
-named features), ``blend`` (`RerankBlend`), ``reply`` (`ExtractiveAnswerer`),
-``generative`` (`ServerAnswerer`: a reply from an OpenAI-compatible server, kept to the
-evidence), ``source`` (the `AnswerSource` port the store implements) and ``options`` ->
-``pipeline`` (from a question to an `Answer`). Below the store: `memory.store` imports
-this package, never the reverse. How a question is answered, rule by rule, is in
-``docs/answers.md``.
+named features), ``blend`` (`RerankBlend`), ``encoded`` (`EncoderRanker`: another text
+encoder for answers), ``reply`` (`ExtractiveAnswerer`), ``generative`` (`ServerAnswerer`:
+a reply from an OpenAI-compatible server, kept to the evidence), ``source`` (the
+`AnswerSource` port the store implements) and ``options`` -> ``pipeline`` (from a
+question to an `Answer`). Below the store: `memory.store` imports this package, never the
+reverse. How a question is answered, rule by rule, is in ``docs/answers.md``.
 """
 
 from memory.answering.blend import RerankBlend
+from memory.answering.encoded import EncoderRanker
 from memory.answering.generative import ServerAnswerer
 from memory.answering.options import AnswerOptions
 from memory.answering.question import Question
@@ -21,6 +22,6 @@ from memory.answering.rules import FEATURES, Feature, RuleRanker
 from memory.answering.source import AnswerSource, Candidates
 
 __all__ = ["FEATURES", "NOT_SEEN", "AnswerOptions", "AnswerSource", "Candidates",
-           "DenseRanker", "ExtractiveAnswerer", "Feature", "Question", "RankContext", "Reply",
-           "ReplyWriter", "RerankBlend", "RuleRanker", "Scores", "ServerAnswerer",
-           "UnitRanker", "lead_units"]
+           "DenseRanker", "EncoderRanker", "ExtractiveAnswerer", "Feature", "Question",
+           "RankContext", "Reply", "ReplyWriter", "RerankBlend", "RuleRanker", "Scores",
+           "ServerAnswerer", "UnitRanker", "lead_units"]

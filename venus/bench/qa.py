@@ -61,6 +61,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scorers", default="default",
                    help="'default', 'all', or comma-separated steps of the ranker ladder "
                         "(venus.bench.qa.ladder: 'dense', '+lexical', ...; tuning split only)")
+    p.add_argument("--encoder", default=None, metavar="PATH",
+                   help="also rank with the default rules reading the question and units "
+                        "with this text encoder (a sentence-transformers directory; answers "
+                        "only, the memory keeps its own), calibrated on the split unless "
+                        "--encoder-threshold; prints its keys and ms per answer beside the "
+                        "default")
+    p.add_argument("--encoder-prefixes", default="", metavar="QUERY,PASSAGE",
+                   help="prefixes the encoder wants, e.g. 'query: ,passage: ' for e5")
+    p.add_argument("--encoder-threshold", type=float, default=None,
+                   help="the encoder ranker's abstention threshold (default: calibrated)")
     p.add_argument("--hours", type=float, default=1.0,
                    help="time answers on the memory replicated to this many hours (0: skip)")
     p.add_argument("--work", default=".cache/bench-qa",
@@ -177,6 +187,20 @@ def _rankers(arg: str, held_out: bool) -> dict[str, Any]:
     return out
 
 
+def _encoder_ranker(args) -> dict[str, Any]:
+    """``--encoder``: the default rules reading with another encoder, by its folder name."""
+    if not args.encoder:
+        return {}
+    from memory.answering import AnswerOptions, EncoderRanker
+    from memory.models import MiniLMEmbedder
+
+    query, _, passage = args.encoder_prefixes.partition(",")
+    label = Path(args.encoder).name
+    ranker = EncoderRanker(AnswerOptions().ranker, MiniLMEmbedder(args.encoder), label, query,
+                           passage, args.encoder_threshold)
+    return {f"{DEFAULT} @ {label}": ranker}
+
+
 @dataclasses.dataclass(frozen=True)
 class _AtThreshold:
     """A ranker abstaining at another threshold (the bench's calibration runs)."""
@@ -267,6 +291,9 @@ def run(args: argparse.Namespace) -> BenchReport:
         # dev splits pooled); other rankers on tuning each at the one calibrated here
         variants[name] = _run_variant(mem, qs, ranker, calibrate_it=not args.held_out,
                                       fixed=split.name.startswith("dev") or name == default)
+    for name, ranker in _encoder_ranker(args).items():
+        calibrate_it = args.encoder_threshold is None
+        variants[name] = _run_variant(mem, qs, ranker, calibrate_it=calibrate_it)
     results, figures, threshold, table = variants.get(default) or next(iter(variants.values()))
     _show(results, args.show, threshold if not args.held_out else None)
     rows = _kind_rows(results, threshold if not args.held_out else None, KINDS, ANSWERABLE)
@@ -345,10 +372,12 @@ def _print_variants(variants) -> None:
         return
     print("\nscorers (the default at its threshold; on the tuning split each other one at "
           "the threshold calibrated for it there):")
-    for name, (_, s, threshold, _) in variants.items():
+    for name, (results, s, threshold, _) in variants.items():
         keys = " ".join(f"{k}={v:.2f}" for k, v in s["key_accuracy"].items())
+        ms = percentile([r.ms for r in results], 50)
         print(f"  {name:<28} threshold {threshold:6.3f}  {keys}  abstention "
-              f"{s['abstention_accuracy']:.2f}  false {s['false_abstention']:.2f}")
+              f"{s['abstention_accuracy']:.2f}  false {s['false_abstention']:.2f}  "
+              f"answer p50 {ms:.0f} ms")
 
 
 def _print_tradeoff(table, threshold, split: str = "tuning") -> None:
