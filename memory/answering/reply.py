@@ -128,7 +128,8 @@ class ExtractiveAnswerer:
             if unit.kind == first.kind:
                 more = f' and "{self._clip(unit.text)}"'
             else:
-                more = f'; {self.verbs[unit.kind].replace("it was", "and")}: "{self._clip(unit.text)}"'
+                verb = self.verbs[unit.kind].replace("it was", "and")
+                more = f'; {verb}: "{self._clip(unit.text)}"'
             if len(text) + len(more) + 1 > self.max_text:
                 break
             text += more
