@@ -32,7 +32,7 @@ from memory.errors import (
 from memory.media import SAMPLE_RATE, Frame, VideoChunk, VideoInfo
 from memory.evidence import Answer, Evidence, Moment
 from memory.models.base import Answerer, Captioner, Reranker
-from memory.answer import ExtractiveAnswerer
+from memory.answering.reply import ExtractiveAnswerer
 from memory.captioner import TransformersVLM, VLMOptions
 from memory.index import FaissIndex, IndexOptions, VectorIndex
 from memory.notes import Note, NotesMemory

@@ -1,7 +1,7 @@
 """What the memory hands back: `Moment`, `Evidence` and `Answer` (data types only).
 
 The bottom of the retrieval side: the model seams (`memory.models.base`), the answerers
-(`memory.answer`) and the store all pass these around; nothing here does work beyond
+(`memory.answering`) and the store all pass these around; nothing here does work beyond
 formatting a time.
 
 A `Moment` is one retrieved stretch of video (the open window of chunks, a segment or a

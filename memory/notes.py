@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from memory.answer import Answer, Moment, format_time
+from memory.evidence import Answer, Moment, format_time
 from memory.errors import NotesError
 from memory.models.base import TextEmbedder
 

@@ -9,19 +9,24 @@ import dataclasses
 import numpy as np
 import pytest
 
-from memory.answer import (
-    FUZZY_CREDIT,
-    SCORERS,
+from memory.answering import (
+    FEATURES,
     AnswerOptions,
     ExtractiveAnswerer,
+    Question,
+    RankContext,
+    RuleRanker,
+    lead_units,
+)
+from memory.answering.moments import same_screen
+from memory.answering.rules import FUZZY_CREDIT
+from memory.answering.words import (
     content_terms,
     counted_term,
     counts_of,
-    lead_units,
     lemma,
     near_terms,
     question_names,
-    same_screen,
     sounds_alike,
     unit_types,
 )
@@ -29,12 +34,30 @@ from memory.evidence import SAID, SHOWN, Evidence, Moment
 from memory.lexical import tokenize
 
 
+def upto(last: str) -> RuleRanker:
+    """The rule ranker with the rules up to ``last`` (`FEATURES` order, the order they
+    were added): each test compares a rule on and off on the examples that asked for it."""
+    names = [f.name for f in FEATURES]
+    return RuleRanker(features=frozenset(names[:names.index(last) + 1]))
+
+
+def _rank(ranker, question, vector, units, vectors, priors, idf, groups=None):
+    context = RankContext(vector, vectors, priors, idf, groups)
+    return ranker.rank(Question.parse(question), units, context).values
+
+
+# the rankers these tests compare, by the last rule each holds
+SCORERS = {"dense+lexical": upto("lexical"), "full": upto("context"),
+           "full-screen": upto("screen"), "full-slides": upto("slides"),
+           "full-near": upto("near_context"), "full-lemmas": upto("lemmas"),
+           "full-misheard": upto("misheard_names"), "full-echo1": RuleRanker()}
+
+
 def _score(question, texts):
     units = [Evidence(SAID, t, float(i), float(i) + 1.0) for i, t in enumerate(texts)]
     vectors = np.zeros((len(units), 4), np.float32)  # no dense signal: lexical only
-    scorer = SCORERS["dense+lexical"]
-    return scorer.score(question, np.zeros(4, np.float32), units, vectors,
-                        [1.0] * len(units), {})
+    return _rank(SCORERS["dense+lexical"], question, np.zeros(4, np.float32), units, vectors,
+                 [1.0] * len(units), {})
 
 
 def test_a_typo_in_the_question_or_the_transcript_still_counts():
@@ -74,11 +97,11 @@ def _full(question, texts, groups=None, scorer="full"):
     units = [Evidence(SAID, t, float(i), float(i) + 1.0) for i, t in enumerate(texts)]
     vectors = np.zeros((len(units), 4), np.float32)
     scorer = SCORERS[scorer] if isinstance(scorer, str) else scorer
-    return scorer.score(question, np.zeros(4, np.float32), units, vectors,
-                                 [1.0] * len(units), {}, groups=groups)
+    return _rank(scorer, question, np.zeros(4, np.float32), units, vectors,
+                 [1.0] * len(units), {}, groups=groups)
 
 
-UNNAMED = dataclasses.replace(SCORERS["full"], named=0.0)
+UNNAMED = SCORERS["full"].without("named")
 
 
 def test_generic_words_are_dropped_as_terms():
@@ -101,8 +124,8 @@ def test_a_unit_missing_the_name_the_question_asks_about_is_marked_down():
     named, missing = _full(question, [answer, other])
     without_rule = _full(question, [other], scorer=UNNAMED)[0]
     # a name and a shared verb: once nearly an answer, now below it by the penalty
-    assert missing <= without_rule - SCORERS["full"].named
-    assert named > missing + SCORERS["full"].named
+    assert missing <= without_rule - SCORERS["full"].weight("named")
+    assert named > missing + SCORERS["full"].weight("named")
     # named elsewhere in the same moment (a slide title): that moment is about it
     moment = [other, "The Hanging Gardens of Babylon"]
     titled = _full(question, moment, groups=[0, 0])[0]
@@ -114,7 +137,7 @@ def test_a_name_is_all_of_its_words():
     question = "Who was the Hanging Temple built for?"
     other = "The Hanging Gardens were built for a homesick queen."
     assert _full(question, [other])[0] <= \
-        _full(question, [other], scorer=UNNAMED)[0] - SCORERS["full"].named
+        _full(question, [other], scorer=UNNAMED)[0] - SCORERS["full"].weight("named")
 
 
 def test_a_misheard_name_still_supports_the_unit():
@@ -138,11 +161,11 @@ def test_how_many_wants_a_count_of_what_it_asks_about():
     assert "moon" in counts_of(texts[0]) and "moon" not in counts_of(texts[1])
     full = SCORERS["full"]
     with_type = _full(question, texts)
-    no_type = _full(question, texts, scorer=dataclasses.replace(full, type=0.0))
+    no_type = _full(question, texts, scorer=full.without("type"))
     bonus = with_type - no_type
     assert bonus[0] > 0.0  # a count of moons answers it
     # a count of something else is about something else: as costly as a missing name
-    assert bonus[1] == pytest.approx(-full.named)
+    assert bonus[1] == pytest.approx(-full.weight("named"))
     assert bonus[2] == 0.0
 
 
@@ -189,7 +212,7 @@ def test_a_name_heard_one_letter_off_still_supports_the_unit():
     assert _full(question, [other_name])[0] < _full(question, [heard])[0]
     short = "Tim built the boat."  # three letters: never guessed
     assert _full("What did Tom build?", [short])[0] <= \
-        _full("What did Tom build?", [short], scorer=UNNAMED)[0] - SCORERS["full"].named
+        _full("What did Tom build?", [short], scorer=UNNAMED)[0] - SCORERS["full"].weight("named")
 
 
 def test_a_place_after_a_preposition_is_not_a_person():
@@ -221,8 +244,8 @@ def test_a_unit_that_says_nothing_beyond_the_question_does_not_lead():
              Evidence(SAID, "They traded purple dye and cedar wood across the sea.", 2.0, 5.0)]
     vector = np.array([1.0, 0.0, 0.0, 0.0], np.float32)
     vectors = np.array([[0.75, 0.66, 0.0, 0.0], [0.45, 0.0, 0.89, 0.0]], np.float32)
-    title, answer = SCORERS["full"].score(question, vector, units, vectors, [1.0, 1.0], {},
-                                          groups=[0, 0])
+    title, answer = _rank(SCORERS["full"], question, vector, units, vectors, [1.0, 1.0], {},
+                          groups=[0, 0])
     assert answer > title
 
 
@@ -256,8 +279,8 @@ def minilm():
 
 def _moment_scores(embedder, scorer, question, units):
     vectors = embedder.embed([u.text for u in units])
-    return SCORERS[scorer].score(question, embedder.embed([question])[0], units, vectors,
-                                 [1.0] * len(units), {}, groups=[0] * len(units))
+    return _rank(SCORERS[scorer], question, embedder.embed([question])[0], units, vectors,
+                 [1.0] * len(units), {}, groups=[0] * len(units))
 
 
 @pytest.mark.parametrize("question, answer", [
@@ -269,7 +292,7 @@ def test_a_sentence_is_read_under_the_slide_it_was_said_under(minilm, question, 
     refer to the slide's topic without naming it ("Cocoa beans ... were used as money",
     "Their capital ... stood on an island", said under "The Aztecs"), so on their own
     words the topic's opening sentence, which names it, led both questions; read with
-    the moment's screen text (`UnitScorer.screen`) the answering sentence leads."""
+    the moment's screen text (the ``screen`` feature) the answering sentence leads."""
     units = [Evidence(SHOWN, t, 36.0, 60.0) for t in (
         "The Aztecs", "An empire in central Mexico", "A capital built on a lake",
         "Conquered by Spain in 1521")] + [
@@ -293,8 +316,8 @@ def test_a_moment_with_no_screen_text_is_scored_as_before(minilm):
 # -- the second dev split's misses (Piper's voice, history and technology topics) ---------
 def _scores(embedder, scorer, question, units, groups):
     vectors = embedder.embed([u.text for u in units])
-    return SCORERS[scorer].score(question, embedder.embed([question])[0], units, vectors,
-                                 [1.0] * len(units), {}, groups=groups)
+    return _rank(SCORERS[scorer], question, embedder.embed([question])[0], units, vectors,
+                 [1.0] * len(units), {}, groups=groups)
 
 
 def _slide(lines, start, end):
@@ -375,7 +398,7 @@ def test_a_unit_holding_the_rest_of_the_question_keeps_a_misheard_name(minilm):
                               "steps at the Equinox.", 0.0, 4.0)]
     question = "What appears on the steps of Chichen Itza at the equinox?"
     assert _scores(minilm, "full-misheard", question, chichen, [0])[0] > \
-        _scores(minilm, "full-lemmas", question, chichen, [0])[0] + SCORERS["full"].named / 2
+        _scores(minilm, "full-lemmas", question, chichen, [0])[0] + SCORERS["full"].weight("named") / 2
     # one other term, or another name in the unit: about something else, the cost stays
     for question, text in (("How long is the Amazon?", "The Nile is 6650 kilometres long."),
                            ("Which volcano on Venus is the tallest?",
@@ -420,14 +443,14 @@ def test_people_are_counted_by_any_word_for_people():
     texts = ["In many countries a jury of twelve ordinary citizens decides the verdict.",
              "The court has twelve rooms for a jury to sit in."]
     people, rooms = _full(question, texts)
-    assert people > rooms + SCORERS["full"].named
+    assert people > rooms + SCORERS["full"].weight("named")
 
 
 def test_a_nationality_adjective_is_not_another_name(minilm):
     """"Gandhi" heard "Gani": the sentence holds the rest of the question, and "a British
     tax" describes the tax; it names no one else, so the misheard name costs nothing
     (it abstained at 0.51). A name that happens to end like one still names."""
-    from memory.questions import named_terms
+    from memory.answering.words import named_terms
 
     text = "In 1930, Gani marched to the sea to make salt in protest against a British tax."
     assert named_terms(text) == ["gani"]
@@ -435,7 +458,7 @@ def test_a_nationality_adjective_is_not_another_name(minilm):
     question = "Why did Gandhi march to the sea?"
     unit = [Evidence(SAID, text, 170.0, 175.0)]
     assert _scores(minilm, "full-echo1", question, unit, [0])[0] > \
-        _scores(minilm, "full-lemmas", question, unit, [0])[0] + SCORERS["full"].named / 2
+        _scores(minilm, "full-lemmas", question, unit, [0])[0] + SCORERS["full"].weight("named") / 2
 
 
 # -- the fourth dev split's misses (held-out's fields, other subjects, Piper's voice) ----
@@ -461,7 +484,7 @@ def test_a_short_name_heard_close_in_sound_and_spelling_supports_the_unit(minilm
     """"Orfeo" heard as "Orphy": a sound skeleton of three letters (o-r-f) is too short to
     trust alone ("Paris" and "press" share p-r-s), so it counts only when the spellings
     (read as sounds: "ph" as "f") are also two edits apart at most."""
-    from memory.questions import sounds_alike
+    from memory.answering.words import sounds_alike
 
     assert sounds_alike("orfeo", "orphi") and sounds_alike("kelvin", "calvin")
     for a, b in (("paris", "press"), ("paris", "price"), ("nile", "nail"), ("rome", "ram")):
@@ -476,7 +499,7 @@ def test_a_place_is_found_at_the_start_of_a_sentence_and_after_the_town_of():
     """"In the Netherlands there were more bicycles than people" answers "Where ...?"
     as much as "there were more bicycles than people in the Netherlands" does, and so
     does "in the town of Cremona"; a year after "In" is no place."""
-    from memory.questions import unit_types
+    from memory.answering.words import unit_types
 
     for text in ("In the Netherlands there were more bicycles than people.",
                  "Antonio Stradivari made more than a thousand instruments in the town of "
@@ -490,7 +513,7 @@ def test_a_place_is_found_at_the_start_of_a_sentence_and_after_the_town_of():
 def test_what_a_thing_is_made_from_is_a_kind_of_answer(minilm):
     """"What was the purple dye made from?": both sentences hold "purple" and "dye"
     (dev5's Phoenicians); the one that says what it was made from answers."""
-    from memory.questions import question_type, unit_types
+    from memory.answering.words import question_type, unit_types
 
     assert question_type("What was the purple dye made from?") == "material"
     assert question_type("What is the tapestry made of?") == "material"
@@ -510,7 +533,7 @@ def test_a_relative_clause_describes_what_is_asked_about(minilm):
     the rest, it made "Yellow fever and malaria killed thousands of the workers" lead
     (dev4); at half weight the sentence that says what spread them does. A "that" after
     a verb of saying or showing opens what was said, not a description."""
-    from memory.questions import clause_terms
+    from memory.answering.words import clause_terms
 
     assert clause_terms("What spread the diseases that killed the canal workers?") == \
         set(tokenize("killed canal workers"))

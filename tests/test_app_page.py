@@ -181,7 +181,7 @@ def test_the_banner_says_what_the_tab_is_doing(tmp_path, clip):
 
 def test_an_abstention_has_no_chips_and_an_answer_cites_its_lead_first():
     from demos.results import answer_citations
-    from memory.answer import NOT_SEEN
+    from memory.answering import NOT_SEEN
     from memory.evidence import SAID, SHOWN, Answer, Evidence, Moment
 
     near = Moment(40.0, 52.0, 0.3, "Roots take up water", keyframe="k40.jpg")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.answer import NOT_SEEN
+from memory.answering import NOT_SEEN
 from memory.benchmarks.qa import (
     SPLITS,
     QAQuestion,
@@ -118,6 +118,22 @@ def test_calibration_takes_the_widest_gap_that_meets_the_targets():
     assert row["margin"] == pytest.approx(0.2)
 
 
+def test_the_ranker_ladder_adds_rules_up_to_the_default():
+    """``--scorers all``: the benchmark's ladder (not the library's) builds `RuleRanker`
+    up one step at a time from the embedding alone; its last step is the default."""
+    from memory.answering import AnswerOptions
+    from venus.bench import qa as bench_qa
+
+    steps = list(bench_qa.ladder().values())
+    assert steps[0].features == {"dense"} and steps[-1] == AnswerOptions().ranker
+    assert all(a.features <= b.features for a, b in zip(steps, steps[1:]))
+    chosen = bench_qa._rankers("all", held_out=False)
+    assert list(chosen)[-1] == "default" and len(chosen) == len(steps)
+    assert list(bench_qa._rankers("all", held_out=True)) == ["default"]
+    with pytest.raises(SystemExit, match="unknown scorer"):
+        bench_qa._rankers("full-echo1", held_out=False)
+
+
 def test_a_kept_memory_is_tied_to_the_ingest_code(tmp_path, monkeypatch):
     """The bench reuses a memory only if the code that built it is the code running now:
     any byte changed in an ingest module changes the fingerprint in its stamp."""
@@ -136,7 +152,8 @@ def test_a_kept_memory_is_tied_to_the_ingest_code(tmp_path, monkeypatch):
     assert copy != before
     (root / "memory/store/speech.py").write_text("x = 2\n")
     assert bench_qa.ingest_fingerprint() != copy
-    (root / "memory/answer.py").write_text("an answering change keeps the memory\n")
+    (root / "memory/answering").mkdir()
+    (root / "memory/answering/rules.py").write_text("an answering change keeps the memory\n")
     (root / "memory/store/speech.py").write_text("x = 1\n")
     assert bench_qa.ingest_fingerprint() == copy
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from memory_stream import QA_LECTURE, build_stream
 
-from memory.answer import NOT_SEEN
+from memory.answering import NOT_SEEN
 from memory.evidence import SAID, SHOWN, format_time
 from memory.store import MemoryModels, VideoMemory
 

@@ -9,8 +9,9 @@ from memory_stream import LECTURE, build_stream, draw
 from tiny_vlm import build_tiny_qwen_vl
 
 from memory import ModelUnavailableError
-from memory.answer import Answerer, Moment
 from memory.captioner import Captioner, TransformersVLM, VLMOptions
+from memory.evidence import Moment
+from memory.models.base import Answerer
 from memory.store import MemoryModels, StoreOptions, VideoMemory
 
 pytestmark = pytest.mark.slow

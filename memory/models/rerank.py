@@ -3,7 +3,7 @@
 No such model ships inside any package (both were looked for), so neither is a default:
 set ``MemoryModels(reranker=CrossEncoderReranker("/models/ms-marco-MiniLM-L-6-v2"))`` or
 ``ExtractiveQAReranker("/models/roberta-base-squad2")`` and the store blends its scores
-into the evidence units' (`memory.answer.AnswerOptions.reranker_weight`).
+into the evidence units' (`memory.answering.AnswerOptions.reranker_weight`, `memory.answering.RerankBlend`).
 
 - `CrossEncoderReranker` (``AutoModelForSequenceClassification``): ``score`` is the
   relevance logit (the single logit, or the last label's with several).

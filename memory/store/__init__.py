@@ -1,7 +1,8 @@
 """The streaming video memory: per-chunk processing, hierarchy, persistence, retrieval.
 
 Layers inside: ``records`` and ``config`` (data) -> ``keyframes``, ``speech``,
-``pipeline``, ``hierarchy``, ``db``, ``retrieval`` (behaviour) -> ``reader`` and
+``pipeline``, ``hierarchy``, ``db``, ``retrieval``, ``unit_reads`` (behaviour) -> ``reader``
+(which serves `memory.answering` through its `AnswerSource` port) and
 ``memory`` (composition: `VideoMemory`).
 """
 

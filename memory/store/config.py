@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from memory.answer import AnswerOptions
+from memory.answering.options import AnswerOptions
 from memory.index.faiss_index import IndexOptions
 from memory.models.base import (
     Answerer,
@@ -43,7 +43,7 @@ class StoreOptions:
     (SQLite is the commit log; the index files are checkpoints rebuilt from it).
     ``workers``: OCR, VAD and Whisper run on owned worker threads (False: every stage
     on the calling thread, one after another; the records are the same either way).
-    ``answer``: how questions are answered (`memory.answer.AnswerOptions`).
+    ``answer``: how questions are answered (`memory.answering.AnswerOptions`).
     """
 
     min_segment_s: float = 4.0
@@ -99,7 +99,7 @@ def _model(name: str) -> Callable[[], Any]:
 
 
 def _extractive() -> Answerer:
-    from memory.answer import ExtractiveAnswerer
+    from memory.answering.reply import ExtractiveAnswerer
 
     return ExtractiveAnswerer()
 

@@ -8,8 +8,9 @@ only, so a question asked at time t never sees anything after t.
 Public reads take the lock once, bring the memory up to date (`_sync`: the writer
 commits what it has buffered) and then run on the unlocked internals (``_search``,
 ``_moments``, ...), so one question is one pass through the store. Answers are worked
-out by `memory.store.answering`, which reads those internals through the `AnswerSource`
-port it declares and the reader implements (the reader imports it, not the reverse).
+out by `memory.answering`, which reads the memory through the `AnswerSource` port it
+declares and `ReaderSource` implements here, the lock held (the store imports answering,
+never the reverse).
 
 `MemoryReader.open` opens a memory read-only, also while another process ingests into
 it: before each read it reloads the rows committed since (SQLite's WAL lets readers
@@ -23,14 +24,18 @@ import dataclasses
 import functools
 import logging
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from memory.evidence import Answer, Evidence, Moment
+from memory.answering.options import AnswerOptions
+from memory.answering.pipeline import answer as answer_question
+from memory.answering.source import Candidates
 from memory.errors import ModelUnavailableError, StoreError
+from memory.evidence import Answer, Evidence, Moment
 from memory.index.faiss_index import FaissIndex
-from memory.store.answering import answer_question, evidence_between
+from memory.models.base import Answerer, Reranker
 from memory.store.config import MemoryModels, StoreOptions
 from memory.store.db import MemoryDB
 from memory.store.hierarchy import segment_summary
@@ -38,6 +43,7 @@ from memory.store.levels import LEVELS, SEGMENT, Level, keyframe_path, level_nam
 from memory.store.pictures import PictureIndex
 from memory.store.records import ChunkRecord
 from memory.store.retrieval import Candidate, LevelIndex
+from memory.store.unit_reads import moment_units, units_between
 from memory.store.units import build_units, stitched, trailing_fragment
 
 __all__ = ["MemoryReader"]
@@ -273,14 +279,20 @@ class MemoryReader:
         only what is committed, leaving a writer's buffered chunks for their batch (a
         watch polling every second would otherwise cut Whisper's batches to a second)."""
         self._sync(flush)
-        return evidence_between(self, start, end)
+        return self.answer_source().units_between(start, end)
 
     @locked
     def answer(self, question: str, at: float | None = None, k: int = 3) -> Answer:
         """Answer ``question`` as asked at media time ``at`` (default: now)."""
         self._sync()
-        answer = answer_question(self, question, self.duration if at is None else at, k)
+        answer = answer_question(self.answer_source(), question,
+                                 self.duration if at is None else at, k)
         return self._pictures.hint(answer)
+
+    def answer_source(self) -> ReaderSource:
+        """This memory as answering reads it (`memory.answering.AnswerSource`); the
+        caller holds the lock and has synced."""
+        return ReaderSource(self)
 
     # -- internals (the caller holds the lock) ---------------------------------------------
     def _search(self, query: str, vector: np.ndarray, k: int, before: float | None,
@@ -366,6 +378,71 @@ class MemoryReader:
         with Image.open(moment.keyframe) as img:
             image = np.asarray(img.convert("RGB"))
         return dataclasses.replace(moment, caption=captioner.caption(image))
+
+
+class ReaderSource:
+    """A `MemoryReader` as an `memory.answering.AnswerSource`: the reader's own reads,
+    made while its lock is held (one question is one pass through the store)."""
+
+    def __init__(self, reader: MemoryReader) -> None:
+        self._reader = reader
+
+    @property
+    def duration(self) -> float:
+        return self._reader.duration
+
+    @property
+    def recent_s(self) -> float:
+        return self._reader.options.recent_s
+
+    @property
+    def answer_options(self) -> AnswerOptions:
+        return self._reader.options.answer
+
+    @property
+    def answerer(self) -> Answerer:
+        return self._reader.models.answerer
+
+    @property
+    def reranker(self) -> Reranker | None:
+        return self._reader.models.reranker
+
+    def embed(self, text: str) -> np.ndarray:
+        return self._reader._embed([text])[0]
+
+    def find(self, query: str, vector: np.ndarray, k: int, before: float,
+             start: float | None = None, end: float | None = None) -> list[Moment]:
+        return self._reader._search(query, vector, k, before, start, end)
+
+    def moments_between(self, start: float, end: float) -> list[Moment]:
+        return self._reader._moments(start, end, SEGMENT)
+
+    def recent(self, at: float) -> Moment | None:
+        return self._reader._recent(at)
+
+    def captioned(self, moment: Moment) -> Moment:
+        return self._reader._captioned(moment)
+
+    def units_between(self, lo: float, hi: float, now: float | None = None) -> list[Evidence]:
+        now = hi if now is None else now
+        reader = self._reader
+        tail = reader._tail(now, lo, hi)
+        closed = reader._closed_by(now) if tail else 0.0
+        return units_between(reader.db, lo, hi, now, tail, closed)
+
+    def units_in(self, moments: Sequence[Moment], now: float) -> Candidates:
+        units, owners, vectors = moment_units(self._reader.db, moments, now,
+                                              self._reader._cached_vector)
+        return Candidates(units, owners, vectors)
+
+    def term_counts(self, terms: Sequence[str], now: float) -> tuple[int, dict[str, int]]:
+        reader = self._reader
+        text_index = reader.db.segment_text
+        below = None
+        if now < reader.duration:  # asked back in time: only what was indexed by then
+            ids = reader._index(SEGMENT).id_range(now)
+            below = ids[1] if ids else 0
+        return text_index.rows(below), text_index.doc_freq(list(terms), below)
 
 
 def chunk_moment(chunks: list[ChunkRecord], directory: Path) -> Moment:

@@ -18,11 +18,12 @@ rapidocr versions); any change there re-ingests, so a figure never silently desc
 memories built by older code.
 
 ``--scorers all`` compares the unit scorers side by side: the default at its threshold
-(`memory.answer.AnswerOptions.min_score`, calibrated on the tuning, dev and dev2 splits
-pooled), each other one, on the tuning split, at the threshold calibrated for it there;
+(`memory.answering.RuleRanker.min_score`, calibrated on the tuning, dev and dev2 splits
+pooled), each other step of the ladder (`ladder`), on the tuning split, at the threshold
+calibrated for it there;
 every split prints the default's precision/recall trade-off. ``--split dev``, ``dev2``,
 ``dev3``, ``dev4`` and ``dev5`` are further topic sets and voices to diagnose on;
-``--held-out`` only reports, at the scorer and threshold of `AnswerOptions`: it never
+``--held-out`` only reports, at the ranker and threshold of `AnswerOptions`: it never
 chooses anything.
 """
 
@@ -34,6 +35,7 @@ import json
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -57,8 +59,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "voice) report at the default threshold with their trade-off "
                         "tables")
     p.add_argument("--scorers", default="default",
-                   help="'default', 'all', or comma-separated names of memory.answer.SCORERS "
-                        "(tuning split only)")
+                   help="'default', 'all', or comma-separated steps of the ranker ladder "
+                        "(venus.bench.qa.ladder: 'dense', '+lexical', ...; tuning split only)")
+    p.add_argument("--encoder", default=None, metavar="PATH",
+                   help="also rank with the default rules reading the question and units "
+                        "with this text encoder (a sentence-transformers directory; answers "
+                        "only, the memory keeps its own), calibrated on the split unless "
+                        "--encoder-threshold; prints its keys and ms per answer beside the "
+                        "default")
+    p.add_argument("--encoder-prefixes", default="", metavar="QUERY,PASSAGE",
+                   help="prefixes the encoder wants, e.g. 'query: ,passage: ' for e5")
+    p.add_argument("--encoder-threshold", type=float, default=None,
+                   help="the encoder ranker's abstention threshold (default: calibrated)")
     p.add_argument("--hours", type=float, default=1.0,
                    help="time answers on the memory replicated to this many hours (0: skip)")
     p.add_argument("--work", default=".cache/bench-qa",
@@ -128,38 +140,101 @@ def _memory(split, work: Path, fresh: bool, asr: str | None = None):
     return mem, truth, seconds
 
 
-def _scorer_names(arg: str, held_out: bool) -> list[str]:
-    from memory.answer import SCORERS, AnswerOptions
+DEFAULT = "default"
 
-    default = AnswerOptions().scorer
-    if held_out or arg == "default":
-        return [default]
-    names = list(SCORERS) if arg == "all" else [s.strip() for s in arg.split(",") if s.strip()]
-    unknown = [n for n in names if n not in SCORERS]
+
+def ladder() -> dict[str, Any]:
+    """The rankers ``--scorers all`` compares: `RuleRanker` built up one rule at a time,
+    from the embedding alone to the default (each label names what its step adds; the
+    rules are in docs/answers.md). The ablation ladder is the benchmark's, not the
+    library's: the library ships the default and lets a user pass any feature set."""
+    from memory.answering import RuleRanker
+
+    steps = (("dense", ("dense",), {}), ("+lexical", ("lexical",), {}),
+             ("+type 0.15", ("type",), {"type": 0.15}),
+             ("+info +prior +kind", ("info", "prior", "kind"), {"type": 0.15}),
+             ("type 0.3", (), {}), ("+type_needs_terms info 0.3", ("type_needs_terms",),
+                                    {"info": 0.3}),
+             ("info 0.1", (), {}), ("+named +counts", ("named", "counts"), {}),
+             ("+echo", ("echo",), {}), ("+context", ("context",), {}),
+             ("+screen", ("screen",), {}), ("+slides", ("slides",), {}),
+             ("+near_context", ("near_context",), {}), ("+lemmas", ("lemmas",), {}),
+             ("+misheard_names", ("misheard_names",), {}),
+             ("+echo_one +clauses", ("echo_one", "clauses"), {}))
+    out, features = {}, set()
+    for label, added, weights in steps:
+        features |= set(added)
+        out[label] = RuleRanker(features=frozenset(features), weights=weights)
+    return out
+
+
+def _rankers(arg: str, held_out: bool) -> dict[str, Any]:
+    """Label -> ranker for ``--scorers`` (the default ranker as "default")."""
+    from memory.answering import AnswerOptions
+
+    default = {DEFAULT: AnswerOptions().ranker}
+    if held_out or arg == DEFAULT:
+        return default
+    steps = ladder()
+    names = list(steps) if arg == "all" else [s.strip() for s in arg.split(",") if s.strip()]
+    unknown = [n for n in names if n not in steps and n != DEFAULT]
     if unknown:
-        raise SystemExit(f"unknown scorer(s) {unknown}; choose from {sorted(SCORERS)}")
-    return names
+        raise SystemExit(f"unknown scorer(s) {unknown}; choose from {[DEFAULT, *steps]}")
+    out = {}
+    for n in names:  # the ladder's last step is the default: reported as the default
+        ranker = default[DEFAULT] if n == DEFAULT else steps[n]
+        out[DEFAULT if ranker == default[DEFAULT] else n] = ranker
+    return out
 
 
-def _run_variant(mem, qs, name: str, calibrate_it: bool, fixed: bool = False):
-    """Results of one scorer; on the tuning split its threshold is calibrated here
-    (``fixed``: the trade-off table is made, the default threshold kept)."""
+def _encoder_ranker(args) -> dict[str, Any]:
+    """``--encoder``: the default rules reading with another encoder, by its folder name."""
+    if not args.encoder:
+        return {}
+    from memory.answering import AnswerOptions, EncoderRanker
+    from memory.models import MiniLMEmbedder
+
+    query, _, passage = args.encoder_prefixes.partition(",")
+    label = Path(args.encoder).name
+    ranker = EncoderRanker(AnswerOptions().ranker, MiniLMEmbedder(args.encoder), label, query,
+                           passage, args.encoder_threshold)
+    return {f"{DEFAULT} @ {label}": ranker}
+
+
+@dataclasses.dataclass(frozen=True)
+class _AtThreshold:
+    """A ranker abstaining at another threshold (the bench's calibration runs)."""
+
+    ranker: Any
+    min_score: float
+
+    @property
+    def name(self) -> str:
+        return self.ranker.name
+
+    def rank(self, question, units, context):
+        return self.ranker.rank(question, units, context)
+
+
+def _run_variant(mem, qs, ranker, calibrate_it: bool, fixed: bool = False):
+    """Results of one ranker; on the tuning split its threshold is calibrated here
+    (``fixed``: the trade-off table is made, the ranker's own threshold kept)."""
     from memory.benchmarks.qa import ask_all, calibrate, summarize
 
     options = mem.options.answer
     saved = dataclasses.replace(options)
-    mem.options.answer = dataclasses.replace(options, scorer=name,
-                                             min_score=-1e9 if calibrate_it else
-                                             options.min_score)
+    own = ranker.min_score
+    mem.options.answer = dataclasses.replace(
+        options, ranker=_AtThreshold(ranker, -1e9) if calibrate_it else ranker)
     try:
         results = ask_all(mem, qs)
     finally:
         mem.options.answer = saved
     if not calibrate_it:
-        return results, summarize(results), options.min_score, []
+        return results, summarize(results), own, []
     threshold, table = calibrate(results)
-    if fixed:  # the default threshold, its row in the table
-        threshold = options.min_score
+    if fixed:  # the ranker's own threshold, its row in the table
+        threshold = own
         s = summarize(results, threshold)
         pool = [r for r in results if r.question.kind not in ("time_said", "time_slide")
                 and not r.extras.get("anchored_answer")]
@@ -196,6 +271,7 @@ def _latency(mem, qs, work: Path, hours: float) -> tuple[float, float]:
 def run(args: argparse.Namespace) -> BenchReport:
     import torch
 
+    from memory.answering import AnswerOptions
     from memory.benchmarks.qa import ANSWERABLE, KINDS, SPLITS, questions
 
     torch.set_num_threads(1)  # as in bench memory: one torch thread is faster when shared
@@ -209,12 +285,15 @@ def run(args: argparse.Namespace) -> BenchReport:
     print(f"split {split.name}: {mem.duration:.0f} s lecture, {len(qs)} questions; {built}, "
           f"ingest code {ingest_fingerprint()}")
     variants = {}
-    default = _scorer_names("default", True)[0]
-    for name in _scorer_names(args.scorers, args.held_out):
-        # the default scorer is reported at the default threshold (chosen on the tuning
-        # and dev splits pooled); other scorers on tuning each at the one calibrated here
-        variants[name] = _run_variant(mem, qs, name, calibrate_it=not args.held_out,
+    default = DEFAULT
+    for name, ranker in _rankers(args.scorers, args.held_out).items():
+        # the default ranker is reported at its own threshold (chosen on the tuning and
+        # dev splits pooled); other rankers on tuning each at the one calibrated here
+        variants[name] = _run_variant(mem, qs, ranker, calibrate_it=not args.held_out,
                                       fixed=split.name.startswith("dev") or name == default)
+    for name, ranker in _encoder_ranker(args).items():
+        calibrate_it = args.encoder_threshold is None
+        variants[name] = _run_variant(mem, qs, ranker, calibrate_it=calibrate_it)
     results, figures, threshold, table = variants.get(default) or next(iter(variants.values()))
     _show(results, args.show, threshold if not args.held_out else None)
     rows = _kind_rows(results, threshold if not args.held_out else None, KINDS, ANSWERABLE)
@@ -227,7 +306,7 @@ def run(args: argparse.Namespace) -> BenchReport:
     figures.update({
         "split": split.name, "voice": split.voice, "seed": split.seed,
         "asr": args.asr or "tiny.en",
-        "scorer": default, "threshold": threshold,
+        "scorer": AnswerOptions().ranker.name, "threshold": threshold,
         "answer_ms_p50": answer_ms, "answer_ms_memory_s": hours_s,
         "answer_ms_p50_lecture": ms_lecture, "lecture_s": truth["duration"],
         "ingest_s": ingest_s, "ingest_fingerprint": ingest_fingerprint(),
@@ -255,7 +334,7 @@ def run(args: argparse.Namespace) -> BenchReport:
                f"{figures['time_anchor_accuracy']:.2f}, answer chars p50 "
                f"{figures['answer_chars_p50']:.0f}, recall@5 {figures['recall_at_5']:.2f}, "
                f"answer p50 {answer_ms:.0f} ms at {hours_s / 3600:.1f} h "
-               f"({ms_lecture:.0f} ms on the lecture); scorer {default}, threshold "
+               f"({ms_lecture:.0f} ms on the lecture); ranker {figures['scorer']}, threshold "
                f"{threshold:.3f}")
     return BenchReport("qa", ["kind", "n", "key acc", "moment", "key acc held", "abstained",
                               "anchored", "missed unheard/heard"], rows, summary,
@@ -293,10 +372,12 @@ def _print_variants(variants) -> None:
         return
     print("\nscorers (the default at its threshold; on the tuning split each other one at "
           "the threshold calibrated for it there):")
-    for name, (_, s, threshold, _) in variants.items():
+    for name, (results, s, threshold, _) in variants.items():
         keys = " ".join(f"{k}={v:.2f}" for k, v in s["key_accuracy"].items())
-        print(f"  {name:<22} threshold {threshold:6.3f}  {keys}  abstention "
-              f"{s['abstention_accuracy']:.2f}  false {s['false_abstention']:.2f}")
+        ms = percentile([r.ms for r in results], 50)
+        print(f"  {name:<28} threshold {threshold:6.3f}  {keys}  abstention "
+              f"{s['abstention_accuracy']:.2f}  false {s['false_abstention']:.2f}  "
+              f"answer p50 {ms:.0f} ms")
 
 
 def _print_tradeoff(table, threshold, split: str = "tuning") -> None:

@@ -27,7 +27,7 @@ What this frontend decides (`decide`):
    the user's turn ends; if the new turn asks to repeat ("say that again"), the response
    is revised (REVISE_RESPONSE): it continues from the start of the sentence the user
    was hearing when it was cut (`resume_text`). A turn heard while silent is answered only if it is for the
-   assistant (`floor.is_for_assistant`): directly from the memory (``memory.answer``),
+   assistant (`floor.is_for_assistant`): directly from the memory (``memory.answering``),
    or delegated to the harness with a short acknowledgement
    (`intents.detect_intent`). Delivered results are spoken by the session when the floor
    is free; this frontend reports user speech so that never happens over the user.

@@ -14,7 +14,7 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from memory.answer import Answer, Moment, format_time
+from memory.evidence import Answer, Moment, format_time
 
 __all__ = ["answer_html", "moments_html"]
 

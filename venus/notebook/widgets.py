@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from memory.answer import Answer, Moment
+from memory.evidence import Answer, Moment
 from venus.notebook._extras import require
 from venus.notebook.display import answer_html, moments_html
 from venus.notebook.overlap import OVERLAP_KINDS, OverlapOutcome, overlap_outcome, overlap_scenario

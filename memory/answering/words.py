@@ -1,7 +1,8 @@
 """What a question asks for and what a text holds: the word-level side of answering.
 
-`memory.answer` scores evidence units for a question; the tests it makes of words live
-here, each answering one small question about a question or a unit:
+Under `memory.answering.question` (`Question` reads a question once with these) and the
+rankers; above `memory.answering.wordlists` (the words themselves). Each function answers
+one small question about a question or a unit:
 
 - what the question asks for (`question_type`: a number, a person, a time, a place, a
   colour, a reason), whether it asks what was said or shown (`asked_kind`), which of its
@@ -22,6 +23,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from memory.answering.wordlists import (
+    COLOURS,
+    GENERIC,
+    IRREGULAR,
+    MONTHS,
+    NUMBER_WORDS,
+    PEOPLE,
+    PLACE_WORDS,
+    THAT_VERBS,
+    TITLES,
+)
 from memory.evidence import SAID, SHOWN
 from memory.lexical import tokenize
 
@@ -33,58 +45,35 @@ __all__ = ["REASONS", "asked_about", "asked_kind", "clause_terms", "content_term
 
 # -- what a question asks for --------------------------------------------------------------
 _TYPES = (
-    ("colour", re.compile(r"\b(?:what|which)\s+colou?rs?\b", re.I)),
+    ("colour", re.compile(r"\b(?:what|which)\s+colou?rs?\b", re.IGNORECASE)),
     ("time", re.compile(r"^\s*when\b|\b(?:what|which|in what)\s+(?:year|century|date|month)\b",
-                        re.I)),
+                        re.IGNORECASE)),
     ("number", re.compile(r"\bhow\s+(?:many|much|fast|far|long|old|big|large|tall|high|deep|"
                           r"heavy|hot|cold|often)\b|\bwhat\s+(?:percentage|number|range)\b",
-                          re.I)),
+                          re.IGNORECASE)),
     ("person", re.compile(r"^\s*(?:who|whom|whose)\b|\bwhich\s+(?:person|scientist|man|"
-                          r"woman|emperor|king|queen|composer|painter|writer|author)\b", re.I)),
+                          r"woman|emperor|king|queen|composer|painter|writer|author)\b", re.IGNORECASE)),
     ("place", re.compile(r"^\s*where\b|\bwhich\s+(?:city|country|place|town|river|"
-                         r"continent|mountains?)\b", re.I)),
-    ("reason", re.compile(r"^\s*why\b", re.I)),
-    ("material", re.compile(r"\bmade\s+(?:of|from|out\s+of)\s*\??\s*$", re.I)),
+                         r"continent|mountains?)\b", re.IGNORECASE)),
+    ("reason", re.compile(r"^\s*why\b", re.IGNORECASE)),
+    ("material", re.compile(r"\bmade\s+(?:of|from|out\s+of)\s*\??\s*$", re.IGNORECASE)),
 )
-_NUMBER_WORDS = frozenset(
-    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
-    "eighty ninety hundred thousand million billion trillion dozen half third quarter "
-    "percent first second fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-    "hundredth thousandth".split())
-_MONTHS = frozenset("january february march april may june july august september october "
-                    "november december century centuries ago".split())
-_COLOURS = frozenset("red orange yellow green blue purple violet pink brown black white grey "
-                     "gray silver gold".split())
-_TITLES = frozenset("doctor dr professor sir mr mrs ms saint king queen emperor".split())
-_PEOPLE = frozenset(
-    "women men children slaves serfs peasants farmers workers merchants traders soldiers "
-    "sailors settlers citizens foreigners monks priests nobles scientists engineers artists "
-    "painters musicians composers writers poets students teachers doctors nurses builders "
-    "craftsmen masons miners hunters explorers pilgrims immigrants refugees villagers "
-    "voters officials judges lawyers bankers inventors astronomers".split())
-_PEOPLE_TERMS = frozenset(t for w in _PEOPLE | {"people", "person", "citizen", "adult",
+_PEOPLE_TERMS = frozenset(t for w in PEOPLE | {"people", "person", "citizen", "adult",
                                                 "member", "player", "juror"}
                           for t in tokenize(w))
 REASONS = re.compile(r"\b(?:because|so that|due to|since|as a result|therefore|thanks to)\b",
-                      re.I)
+                      re.IGNORECASE)
 _PLACE_PREP = re.compile(
     r"\b(?:[Ii]n|[Aa]t|[Ff]rom|[Nn]ear|[Tt]o|[Aa]cross|[Aa]long)\s+(?:the\s+)?"
     r"(?:(?:town|city|village|port|island|country|state|region|province|kingdom)\s+of\s+)?"
     r"[A-Z][a-z]+")
 """A place: a capitalised name after a place preposition, also opening a sentence ("In
 the Netherlands ..."), also as "the town of" one ("in the town of Cremona")."""
-_GENERIC = frozenset(
-    "said say talk talked mention mentioned hear heard speak spoke slide screen shown show "
-    "showed written write displayed board happen happened happening lecturer speaker teacher "
-    "video came come next see seen saw going just now many much kind type "
-    # light verbs: they say how, not what ("What does chlorophyll take in?")
-    "take took taken make made get got give gave put use used".split())
-_GENERIC_TERMS = frozenset(t for w in _GENERIC for t in tokenize(w))
+_GENERIC_TERMS = frozenset(t for w in GENERIC for t in tokenize(w))
 _SHOWN_WORDS = re.compile(r"\b(?:slide|screen|shown|show|showed|written|displayed|board|"
-                          r"read)\b", re.I)
+                          r"read)\b", re.IGNORECASE)
 _SAID_WORDS = re.compile(r"\b(?:said|say|says|talk|talked|mention|mentioned|hear|heard|"
-                         r"speak|spoke|spoken|tell|told)\b", re.I)
+                         r"speak|spoke|spoken|tell|told)\b", re.IGNORECASE)
 
 
 def question_type(question: str) -> str | None:
@@ -110,24 +99,18 @@ def clause_terms(question: str) -> set[str]:
     is what spread them, the clause says which diseases. A "that" after a verb of
     saying or showing ("How did Otis show that ...") opens what was said instead."""
     match = _CLAUSE.search(question)
-    if not match or match.group(1).lower() in _THAT_VERBS:
+    if not match or match.group(1).lower() in THAT_VERBS:
         return set()
     before = set(content_terms(question[:match.start(2)]))
     return {t for t in content_terms(question[match.start(2):]) if t not in before}
 
 
-_CLAUSE = re.compile(r"\b(\w+)\s+(?:that|which|who|whom)\s+(\w+.*)$", re.I)
-_THAT_VERBS = frozenset({
-    "show", "shows", "showed", "shown", "say", "says", "said", "prove", "proved", "know",
-    "knew", "think", "thought", "mean", "meant", "claim", "claimed", "find", "found",
-    "believe", "believed", "argue", "argued", "suggest", "suggested", "predict",
-    "predicted", "decide", "decided", "realise", "realised", "realize", "realized",
-    "notice", "noticed", "discover", "discovered", "learn", "learned", "hope", "hoped",
-    "so", "such", "now", "is", "was", "are", "were", "did", "does", "do"})
+_CLAUSE = re.compile(r"\b(\w+)\s+(?:that|which|who|whom)\s+(\w+.*)$", re.IGNORECASE)
+
 
 
 _NAME = re.compile(r"[^\W\d_][\w'’-]*")
-_HOW_MANY = re.compile(r"\bhow\s+many\s+([^\W\d_]+)", re.I)
+_HOW_MANY = re.compile(r"\bhow\s+many\s+([^\W\d_]+)", re.IGNORECASE)
 _NUMBER = re.compile(r"^\d[\d,.]*$")
 
 
@@ -169,9 +152,9 @@ def counts_of(text: str) -> set[str]:
     words = re.findall(r"[^\W_]+(?:[,.]\d+)*", text)
     out: set[str] = set()
     for i, word in enumerate(words):
-        if _NUMBER.match(word) or word.lower() in _NUMBER_WORDS:
+        if _NUMBER.match(word) or word.lower() in NUMBER_WORDS:
             after = [w for w in words[i + 1:i + 4]
-                     if not (_NUMBER.match(w) or w.lower() in _NUMBER_WORDS)]
+                     if not (_NUMBER.match(w) or w.lower() in NUMBER_WORDS)]
             out.update(tokenize(" ".join(after)))
     return out
 
@@ -216,18 +199,18 @@ def unit_types(text: str) -> set[str]:
     lower = [w.lower() for w in words]
     lower += [w[:-1] for w in lower if len(w) > 3 and w.endswith("s")]  # "thousands"
     found = set()
-    if any(w.isdigit() for w in words) or _NUMBER_WORDS & set(lower):
+    if any(w.isdigit() for w in words) or NUMBER_WORDS & set(lower):
         found.add("number")
-    if re.search(r"\b(?:1[0-9]{3}|20[0-9]{2})\b", text) or _MONTHS & set(lower):
+    if re.search(r"\b(?:1[0-9]{3}|20[0-9]{2})\b", text) or MONTHS & set(lower):
         found.add("time")
-    if _COLOURS & set(lower):
+    if COLOURS & set(lower):
         found.add("colour")
     if REASONS.search(text):
         found.add("reason")
     capitals = [w for i, w in enumerate(words) if i > 0 and w[:1].isupper() and len(w) > 1
                 and not _after_place_word(words, i)]
     title_case = sum(w[:1].isupper() for w in words) >= 0.6 * max(len(words), 1)
-    if (capitals and not title_case) or _TITLES & set(lower) or _PEOPLE & set(lower):
+    if (capitals and not title_case) or TITLES & set(lower) or PEOPLE & set(lower):
         found.add("person")
     if _PLACE_PREP.search(text):
         found.add("place")
@@ -236,11 +219,10 @@ def unit_types(text: str) -> set[str]:
     return found
 
 
-_MADE_OF = re.compile(r"\b(?:made|carved|built|woven|cast)\s+(?:of|from|out\s+of)\b", re.I)
+_MADE_OF = re.compile(r"\b(?:made|carved|built|woven|cast)\s+(?:of|from|out\s+of)\b", re.IGNORECASE)
 """What a thing is made of: "a purple dye made from crushed sea snails"."""
 
 
-_PLACE_WORDS = frozenset("in at from near to across along into".split())
 
 
 def _after_place_word(words: Sequence[str], i: int) -> bool:
@@ -249,7 +231,7 @@ def _after_place_word(words: Sequence[str], i: int) -> bool:
     j = i - 1
     while j >= 0 and (words[j][:1].isupper() or words[j].lower() == "the"):
         j -= 1
-    return j >= 0 and j < i and words[j].lower() in _PLACE_WORDS
+    return j >= 0 and j < i and words[j].lower() in PLACE_WORDS
 
 
 def near_terms(terms: Sequence[str], vocabulary: set[str]) -> dict[str, set[str]]:
@@ -309,30 +291,11 @@ def _one_letter_off(a: str, b: str) -> bool:
             and a.isalpha() and b.isalpha() and edits(a, b, 1) <= 1)
 
 
-_IRREGULAR = (
-    "arise arose arisen|be was were been|beat beat beaten|become became|"
-    "begin began begun|blow blew blown|break broke broken|bring brought|"
-    "build built|buy bought|catch caught|choose chose chosen|come came|cost cost|"
-    "creep crept|cut cut|deal dealt|dig dug|draw drew drawn|drink drank drunk|"
-    "drive drove driven|eat ate eaten|fall fell fallen|feed fed|feel felt|fight fought|"
-    "find found|flee fled|fly flew flown|forbid forbade forbidden|forget forgot forgotten|"
-    "freeze froze frozen|get got gotten|give gave given|go went gone|"
-    "grow grew grown|hang hung|have had|hear heard|hide hid hidden|hit hit|hold held|"
-    "keep kept|know knew known|lay laid|lead led|leave left|lend lent|"
-    "light lit|lose lost|make made|mean meant|meet met|pay paid|ride rode ridden|"
-    "ring rang rung|rise rose risen|run ran|say said|see saw seen|seek sought|sell sold|"
-    "send sent|shake shook shaken|shine shone|shoot shot|shrink shrank shrunk|sing sang sung|"
-    "sink sank sunk|sit sat|sleep slept|slide slid|speak spoke spoken|spend spent|"
-    "spin spun|spread spread|stand stood|steal stole stolen|stick stuck|sting stung|"
-    "strike struck stricken|swear swore sworn|sweep swept|swim swam swum|swing swung|"
-    "take took taken|teach taught|tear tore torn|tell told|think thought|throw threw thrown|"
-    "understand understood|wake woke woken|wear wore worn|weave wove woven|weep wept|"
-    "win won|write wrote written")
 
 
 def _irregular_map() -> dict[str, str]:
     out: dict[str, str] = {}
-    for forms in _IRREGULAR.split("|"):
+    for forms in IRREGULAR.split("|"):
         words = forms.split()
         base = next(iter(tokenize(words[0])), None)
         if base is None:  # a stop word ("be", "have"): never a term
