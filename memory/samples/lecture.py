@@ -107,25 +107,51 @@ def _narration(sentences: tuple[str, ...], rng: random.Random, lap: int) -> list
 
 
 def make_lecture(minutes: float = 3.0, seed: int = 0, out_dir: str | Path = "samples",
-                 progress: bool = False, subtitles: bool = False) -> LectureFiles:
+                 progress: bool = False, subtitles: bool = False,
+                 narrator: str = "espeak") -> LectureFiles:
     """Render the standard sample lecture into ``out_dir``, or reuse it if already there.
 
     ``subtitles`` also writes ``lecture.srt`` beside the video (every sentence as said,
-    timed exactly), which `memory.video.open_video` picks up as a side-car.
+    timed exactly), which `memory.video.open_video` picks up as a side-car. ``narrator``:
+    ``espeak`` (eSpeak NG, the tests' fixed voice), ``piper`` (Piper
+    ``en_US-joe-medium``, the ``voices`` extra) or ``auto`` (Piper when installed, else
+    eSpeak; a lecture already rendered there is reused whoever narrated it).
     """
+    if narrator not in NARRATORS:
+        raise ValueError(f"unknown narrator {narrator!r}; choose from {', '.join(NARRATORS)}")
     out = Path(out_dir)
     files = LectureFiles(out / "lecture.mp4", out / "lecture.json")
     if files.video.exists() and files.truth_path.exists():
         truth = files.truth
-        if truth.get("minutes") == minutes and truth.get("seed") == seed:
+        said_by = truth.get("narrator", "espeak")
+        if truth.get("minutes") == minutes and truth.get("seed") == seed and \
+                narrator in (said_by, "auto"):
             if subtitles:
                 write_subtitles(files)
             return files
     script = lecture_script(minutes, seed)
-    files = render_lecture(script, out, extra={"minutes": minutes}, progress=progress)
+    name, tts = _narrator(narrator)
+    files = render_lecture(script, out, extra={"minutes": minutes, "narrator": name},
+                           progress=progress, tts=tts)
     if subtitles:
         write_subtitles(files)
     return files
+
+
+NARRATORS = ("espeak", "piper", "auto")
+
+
+def _narrator(narrator: str):
+    """(name, synthesizer) for ``narrator`` (None: eSpeak with the script's voice)."""
+    if narrator == "auto":
+        from memory.models.voices import piper_missing
+
+        narrator = "espeak" if piper_missing() else "piper"
+    if narrator == "piper":
+        from memory.models.voices import PiperSynthesizer
+
+        return "piper", PiperSynthesizer()
+    return "espeak", None
 
 
 def write_subtitles(files: LectureFiles) -> Path:

