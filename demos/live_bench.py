@@ -228,7 +228,7 @@ async def _drive(work: Path, wav: Path, conversations, parts, echo: float, video
             trace = await page.evaluate(
                 "({log: window.venusVoice.log, states: window.venusStates, "
                 "frames: [window.venusVoice.framesIn, window.venusVoice.framesOut]})")
-            lag = await page.evaluate("window.venusVoice.ctx ? (0.08 + "
+            lag = await page.evaluate("window.venusVoice.ctx ? (window.venusVoice.delay + "
                                       "(window.venusVoice.ctx.outputLatency || 0) + "
                                       "(window.venusVoice.ctx.baseLatency || 0)) : null")
             chat = await page.inner_text("#venus-chat")

@@ -9,7 +9,7 @@
 // itself plays (its data-state attribute is what tests and benchmarks read).
 (() => {
   const RATE = 16000;           // the session's audio rate, both ways
-  const PLAYOUT_DELAY = 0.08;   // seconds the page plays behind the session's clock
+  const PLAYOUT_DELAY = 0.05;   // seconds the page plays behind the session's clock
   const HANGOVER = 0.25;        // silence inside a reply shorter than this is still speaking
   const THINKING_MAX = 10;      // a reply announced but never heard stops "thinking"
   const VOICE_RMS = 0.02;       // a microphone frame this loud carries the user's voice
@@ -36,7 +36,7 @@
   const v = window.venusVoice = {
     ctx: null, ws: null, token: null, epoch: -1, offset: null, sources: [],
     thinking: null, lastSound: -1, state: 'listening', mic: null, log: [],
-    framesIn: 0, framesOut: 0, cuts: 0,
+    framesIn: 0, framesOut: 0, cuts: 0, delay: PLAYOUT_DELAY,
   };
 
   function context() {
