@@ -1,10 +1,10 @@
 """Time phrases in questions -> time filters on the media timeline.
 
-"What was on the slide at the start?", "what did she say five minutes ago?", "in the
-last minute", "after the slide about entropy", "at 12:30": each becomes a `TimeFilter`
-(a window in seconds of media time, or a topic anchor the store resolves by searching).
-Pure text processing: no models, no store; the store applies the result together with
-the causal cutoff, which always wins.
+"What was on the slide at the start?", "what was on the first slide?", "what did she say
+five minutes ago?", "in the last minute", "after the slide about entropy", "at 12:30":
+each becomes a `TimeFilter` (a window in seconds of media time, or a topic anchor the
+store resolves by searching). Pure text processing: no models, no store; the store
+applies the result together with the causal cutoff, which always wins.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ _NUMBERS = {
 _NUM = r"(\d+(?:\.\d+)?|" + "|".join(sorted(map(re.escape, _NUMBERS), key=len, reverse=True)) + ")"
 _UNIT = r"(seconds?|secs?|minutes?|mins?|hours?|hrs?)"
 _CLOCK = r"(\d{1,2}:\d{2}(?::\d{2})?)"
+# "the first slide", "the last slide": what was on screen first / most recently
+_SHOWN = r"(?:slides?|screens?|pages?|pictures?|images?|frames?)\b"
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ def _rules(now: float, recent: float):
         (rf"\bat\s+minute\s+{_NUM}\b",
          lambda m: (_num(m[1]) * 60.0 - 30.0, _num(m[1]) * 60.0 + 30.0, None,
                     _num(m[1]) * 60.0)),
+        (rf"\b(?:the\s+)?(?:very\s+)?first\s+{_SHOWN}", lambda m: (0.0, start_span, "earliest")),
+        (rf"\b(?:the\s+)?(?:very\s+)?(?:last|latest|final|current)\s+{_SHOWN}",
+         lambda m: (now - max(recent, 0.1 * now), now, "latest")),
         ((r"\b(?:at|near|in)\s+the\s+(?:very\s+)?(?:start|beginning|outset)\b"
           r"|\b(?:at\s+)?first\b(?=\s*[,?.!]|\s*$)"),
          lambda m: (0.0, start_span, "earliest")),
@@ -132,7 +137,8 @@ def parse_time(question: str, now: float | None = None, recent: float = 60.0) ->
         if not match:
             continue
         relative = pattern.startswith((r"\bin\s+the\s+(?:last", rf"\b{_NUM}", r"\b(?:just",
-                                       r"\bin\s+the\s+middle", r"\b(?:at|near|towards?)\s+the\s+end"))
+                                       r"\bin\s+the\s+middle", r"\b(?:at|near|towards?)\s+the\s+end",
+                                       r"\b(?:the\s+)?(?:very\s+)?(?:last"))
         if relative and now is None:
             continue
         start, end, *rest = window(match)

@@ -61,6 +61,17 @@ def test_order_hints():
     assert parse_time("what was said at 12:30?", now=NOW).order is None
 
 
+def test_the_first_and_the_last_slide_are_times():
+    first = parse_time("What was on the first slide?", now=NOW)
+    assert (first.start, first.end, first.order) == (0.0, 180.0, "earliest")
+    assert first.phrase == "the first slide" and first.query == "What was on ?"
+    last = parse_time("What did the last slide show?", now=NOW)
+    assert (last.start, last.end, last.order) == (1620.0, 1800.0, "latest")
+    assert parse_time("what was on the very first screen", now=NOW).order == "earliest"
+    assert parse_time("What was on the last slide?").is_empty  # "last" needs the asking time
+    assert parse_time("What is the first law of motion?", now=NOW).is_empty  # not a time
+
+
 def test_a_named_instant_is_kept_even_after_the_asking_time():
     assert parse_time("What was said at 0:09?", now=NOW).point == 9.0
     assert parse_time("what was on the slide at 1:30", now=NOW).point == 90.0

@@ -1,4 +1,5 @@
-"""The teaching notebooks: committed without outputs, and each runs top to bottom.
+"""The teaching notebooks: committed without outputs, each read as a lesson, and each runs
+top to bottom with its results checked by its own asserts (a broken story fails here).
 
 Each notebook is executed headless with nbclient on this interpreter's kernel, with its
 "parameters" cell followed by the small sizes below (as papermill would inject them), so
@@ -17,6 +18,7 @@ until poked, 2-5 min) and 0 of 2 sliced runs.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -51,6 +53,34 @@ def test_committed_without_outputs(path):
             assert cell.execution_count is None, f"{path.name} cell {i} has an execution count"
     tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1, f"{path.name} needs exactly one cell tagged 'parameters'"
+
+
+LESSON = ("**What you will learn**", "**What you need**", "**How long**",
+          "](attachment:pipeline.svg)", "## Try it", "## Glossary")
+# words for the people who build the toolkit, not for a class
+DEVELOPER_ONLY = ("test suite", "the tests run", "issue 2", "issue 3", "repr(")
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.stem)
+def test_each_notebook_reads_as_a_lesson(path):
+    """Goals, needs, time and a pipeline picture first; try-it exercises with expected
+    outcomes and a glossary at the end; short cells; results checked (issue 30)."""
+    nb = nbformat.read(path, as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for part in LESSON:
+        assert part in text, f"{path.name} lacks {part!r}"
+    first = nb.cells[0]
+    assert "image/svg+xml" in first.get("attachments", {}).get("pipeline.svg", {}), \
+        f"{path.name}: the pipeline picture is not attached (python scripts/notebook_figures.py --embed)"
+    tries = text[text.index("## Try it"):].split("## Glossary")[0]
+    exercises = re.findall(r"^\d\. ", tries, flags=re.MULTILINE)
+    assert 2 <= len(exercises) <= 3 and tries.count("Expected") >= len(exercises), \
+        f"{path.name}: 2-3 try-it exercises, each with its expected outcome"
+    assert not [w for w in DEVELOPER_ONLY if w in text.lower()], f"{path.name}: developer-only text"
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    long = [c.splitlines()[0] for c in code if len(c.splitlines()) > 25]
+    assert not long, f"{path.name}: cells over 25 lines (one job per cell): {long}"
+    assert sum(c.count("assert ") for c in code) >= 2, f"{path.name}: results are not checked"
 
 
 def _inject(nb, values: dict, workdir: Path) -> None:

@@ -111,6 +111,16 @@ def test_notebooks_are_copied_out_and_never_overwritten(tmp_path, capsys):
     assert main(["notebooks", str(tmp_path / "nb"), "--force"]) == 0
 
 
+def test_the_executed_previews_are_copied_out_with_their_outputs(tmp_path):
+    import nbformat
+
+    assert main(["notebooks", str(tmp_path / "run"), "--executed"]) == 0
+    copied = sorted((tmp_path / "run").glob("*.ipynb"))
+    assert copied[0].name == "01_quickstart.ipynb" and len(copied) == 5
+    nb = nbformat.read(copied[0], as_version=4)
+    assert any(c.outputs for c in nb.cells if c.cell_type == "code")
+
+
 def test_every_data_file_inside_the_packages_is_declared_package_data():
     """A data file a module reads (the answer benchmark's splits) ships in the wheel only
     when pyproject's package-data names it."""

@@ -66,6 +66,40 @@ def test_moments_html_states_the_cutoff(tmp_path):
     assert "No moments found" in vn.moments_html([], cutoff=5.0)
 
 
+def test_tables_show_values_as_text_and_escape_them():
+    page = vn.table_html([{"what": "<kept>", "seconds": 1.23456, "none": None}], caption="stats")
+    assert "<th style='text-align:left'>what</th>" in page and "&lt;kept&gt;" in page
+    assert "1.23" in page and "1.2345" not in page and "<td style='text-align:left'>-</td>" in page
+    assert "stats" in page and "none" in vn.table_html([], caption="empty")
+
+
+def test_said_beside_heard_pairs_each_script_sentence_with_the_words_in_its_time():
+    from memory.evidence import SAID, SHOWN, Evidence
+
+    heard = [Evidence(SAID, "adding hydrogen", 0.2, 2.0), Evidence(SHOWN, "Acids", 0.0, 9.0),
+             Evidence(SAID, "a pH bill seven", 3.1, 5.0)]
+    script = [{"start": 0.0, "end": 2.5, "text": "Acids donate hydrogen."},
+              {"start": 3.0, "end": 5.0, "text": "A pH below seven."},
+              {"start": 6.0, "end": 8.0, "text": "Nobody heard this."}]
+    page = vn.said_and_heard_html(script, heard)
+    assert page.index("Acids donate hydrogen.") < page.index("adding hydrogen") \
+        < page.index("A pH below seven.") < page.index("a pH bill seven")
+    assert "(nothing)" in page and "Acids</td>" not in page  # slide text is not speech
+
+
+def test_key_frames_are_shown_once_each_with_their_time(tmp_path):
+    frame = _moment(tmp_path)
+    page = vn.keyframes_html([frame, frame, _moment(tmp_path, 30, 40, with_frame=False)])
+    assert page.count("data:image/jpeg;base64,") == 1 and "0:12" in page
+    assert "No key frames" in vn.keyframes_html([])
+
+
+def test_audio_players_are_labelled_and_inline():
+    page = vn.audio_html("the microphone", np.zeros(8000), rate=16000)
+    assert "the microphone" in page and "(0.5 s)" in page
+    assert "data:audio/wav;base64," in page
+
+
 # -- figures ----------------------------------------------------------------------------
 def test_recall_heatmap_orders_depths_and_annotates_cells():
     recall = {"slide": {"1": 1.0, "0": 1.0, "0.5": 0.0}, "visual": {"0": 0.0, "0.5": 1.0}}
@@ -85,7 +119,10 @@ def test_scaling_figure_plots_each_run_and_the_synthetic_point():
     fig = vn.scaling_figure(runs)
     speed, latency, ram = fig.axes[:3]
     assert list(speed.lines[0].get_xdata()) == [5.0, 10.0]  # sorted by length
-    assert list(latency.lines[1].get_xdata()) == [600.0]  # 10 h, in minutes
+    [synthetic] = [line for line in latency.lines if line.get_label().startswith("synthetic")]
+    assert list(synthetic.get_xdata()) == [600.0]  # 10 h, in minutes
+    assert list(latency.lines[0].get_ydata()) == [15.0, 20.0]  # no p50 given: the p95
+    assert all(line.get_linestyle() == "None" for line in speed.lines + ram.lines)  # not joined
     assert list(ram.lines[0].get_ydata()) == [800, 900]
 
 
@@ -161,6 +198,40 @@ def test_run_benchmark_reports_a_failed_run(tmp_path):
                        "arguments: --no-such-flag 1$"):  # the command's own sentence
         vn.run_benchmark("memory", {"no_such_flag": 1}, stream=out)
     assert "unrecognized arguments" in out.getvalue()
+
+
+class _FakeBar:
+    def __init__(self, desc, total, unit):
+        self.n, self.total, self.desc, self.unit, self.closed, self.shown = 0, total, desc, unit, False, []
+
+    def reset(self, total=None):
+        self.n, self.total = 0, total
+
+    def set_description(self, desc, refresh=True):
+        self.desc = desc
+
+    def refresh(self):
+        self.shown.append((self.desc, self.n, self.total))
+
+    def close(self):
+        self.closed = True
+
+
+def test_a_benchmarks_progress_lines_become_one_bar_and_the_rest_passes_through():
+    from venus.notebook.bench import _OneBar
+
+    out, bars = io.StringIO(), []
+    one = _OneBar(out, lambda *a: bars.append(_FakeBar(*a)) or bars[-1])
+    one.write("haystack: 0.5 min\nrender:  40%|####  | 24/60 [00:03<00:05, 8.00it/s]\r")
+    one.write("render: 100%|######| 60/60 [00:07<00:00]\n")
+    for n in range(1, 400):  # hundreds of redraws of a bar without a total
+        one.write(f"ingest: {n}s [00:00, 39.81s/s]\r")
+    one.write("ingest: 400s [00:10, 40s/s]\nkind  depth  rank\nslide 0  1\nmemory: recall@5 1.00")
+    one.close()
+    assert out.getvalue() == "haystack: 0.5 min\nkind  depth  rank\nslide 0  1\nmemory: recall@5 1.00\n"
+    [bar] = bars
+    assert bar.shown[0] == ("render", 24.0, 60.0) and bar.shown[1] == ("render", 60.0, 60.0)
+    assert bar.shown[-1] == ("ingest", 400.0, None) and bar.closed
 
 
 def test_overlap_scenario_sets_the_overlap_level_and_checks_the_kind():
@@ -269,8 +340,8 @@ def test_overlap_playground_runs_a_scenario_and_reports_the_outcome(capsys):
     page = vn.outcomes_html([outcome])
     assert "interruption" in page and "right" in page
     shown = capsys.readouterr().out  # shown in the cell, not in the panel's output area
-    assert shown.count("Audio object") == 2 and "Figure(" in shown
+    assert shown.count("HTML object") == 1 and "Figure(" in shown  # table + labelled players
     controls[2].click()  # the Run button: the panel's knobs, shown in its output area
     assert len(playground.runs) == 2 and playground.runs[-1][1].kind == "interruption"
     shown = capsys.readouterr().out  # outside a kernel the Output widget passes displays on
-    assert shown.count("Audio object") == 2
+    assert shown.count("HTML object") == 1

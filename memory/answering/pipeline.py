@@ -172,12 +172,17 @@ def _at_time(source: AnswerSource, question: Question, instant: tuple[float, str
     else:
         lo, hi = point - _NEAR_S, min(point + _NEAR_S, now)
     lead = _pick(source.units_between(lo, hi, now), point, mode, question.kind)
+    if mode == "latest":  # "the last slide" came on screen when it came, not a segment ago
+        lead = _shown_whole(source, lead, now)
     recent = source.recent(now)
     extras = {"score": 1.0 if lead else 0.0, "anchored_answer": True, "point": point}
     at = lead[0].start if lead and mode != "at" else point
     moments = [m for m in source.moments_between(max(0.0, at - 60.0), now)
                if m.start <= at + 1e-6]
-    holding = next((m for m in moments if m.start <= at <= m.end), None)
+    # a time on a boundary belongs to the moment it opens (a slide shown from 0:31 is
+    # cited in the segment from 0:31, not the one that ends then)
+    holding = next((m for m in moments if m.start <= at < m.end), None) or \
+        next((m for m in moments if m.start <= at <= m.end), None)
     span = (window.start, window.end)
     if not lead or holding is None:
         return Answer(question.text, NOT_SEEN, tuple(moments[-1:]), now, recent, span,

@@ -73,9 +73,15 @@ def _sampled(chunks, samples: list[tuple[float, float]], every: int = 30):
             samples.append((chunk.end, _rss_mb()))
 
 
+# RAM growth per hour is only said from runs at least this long: a few minutes' slope
+# multiplied by 20 was allocator noise read as +1000-2000 MB/h (issue 30)
+MIN_RAM_MINUTES = 30.0
+
+
 def _growth_per_hour(samples: list[tuple[float, float]]) -> float:
-    """Slope of RSS against media time after the first 20% (past warm-up allocations)."""
-    if len(samples) < 4:
+    """Slope of RSS against media time after the first 20% (past warm-up allocations);
+    NaN for a run shorter than `MIN_RAM_MINUTES`."""
+    if len(samples) < 4 or samples[-1][0] < 60.0 * MIN_RAM_MINUTES:
         return float("nan")
     t = np.array([s[0] for s in samples])
     keep = t >= 0.2 * t[-1]
@@ -167,11 +173,15 @@ def run(args: argparse.Namespace) -> BenchReport:
     rows = [[r.needle.kind, f"{r.needle.depth:g}", f"{r.needle.start:.0f}s",
              r.rank or "-", "-" if r.leaked is None else ("LEAK" if r.leaked else "no")]
             for r in results]
+    synthetic = f" ({p95_10h:.1f} ms at {args.hours_synthetic:g} h synthetic)" \
+        if np.isfinite(p95_10h) else ""
+    growth = figures["rss_growth_mb_per_hour"]
+    ram = f"RAM +{growth:.1f} MB/h" if np.isfinite(growth) else \
+        f"RAM per hour not said (needs a run of {MIN_RAM_MINUTES:g} min or more)"
     summary = (f"memory: recall@5 min {figures['recall_at_5_min']:.2f} (slide+spoken), "
                f"leakage {figures['leakage']}, ingest {figures['x_realtime']:.1f}x real time, "
-               f"query p95 {figures['query_ms_p95']:.1f} ms "
-               f"({p95_10h:.1f} ms at {args.hours_synthetic:g} h synthetic), "
-               f"RAM +{figures['rss_growth_mb_per_hour']:.1f} MB/h, "
+               f"query p95 {figures['query_ms_p95']:.1f} ms{synthetic}, {ram}, "
+               f"peak RAM {figures['peak_rss_mb']:.0f} MB, "
                f"disk {figures['disk_mb_per_hour']:.1f} MB/h; stages "
                + ", ".join(f"{k} {v:.1f}s" for k, v in stats["stage_seconds"].items()))
     return BenchReport("memory", ["kind", "depth", "at", "rank", "leak (asked before)"], rows,

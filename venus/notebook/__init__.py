@@ -11,7 +11,14 @@ Importing this package needs none of the extra's packages.
 """
 
 from venus.notebook.bench import BenchmarkFailed, bench_command, run_benchmark
-from venus.notebook.display import answer_html, moments_html
+from venus.notebook.display import (
+    answer_html,
+    audio_html,
+    keyframes_html,
+    moments_html,
+    said_and_heard_html,
+    table_html,
+)
 from venus.notebook.overlap import (
     OVERLAP_KINDS,
     OverlapOutcome,
@@ -27,8 +34,9 @@ from venus.notebook.worktable import WorkItemRow, WorkItemTable
 
 __all__ = [
     "OVERLAP_KINDS", "TINY_FAMILIES", "AskPanel", "BenchmarkFailed", "CutoffExplorer",
-    "OverlapOutcome", "OverlapPlayground", "Scripted", "StandInChatServer", "WorkItemRow", "WorkItemTable",
-    "answer_html", "bench_command", "build_tiny_model", "default_reply", "moments_html",
-    "outcomes_html", "overlap_outcome", "overlap_scenario", "recall_heatmap", "run_benchmark",
-    "scaling_figure", "sse_text", "timeline_figure",
+    "OverlapOutcome", "OverlapPlayground", "Scripted", "StandInChatServer", "WorkItemRow",
+    "WorkItemTable", "answer_html", "audio_html", "bench_command", "build_tiny_model",
+    "default_reply", "keyframes_html", "moments_html", "outcomes_html", "overlap_outcome",
+    "overlap_scenario", "recall_heatmap", "run_benchmark", "said_and_heard_html",
+    "scaling_figure", "sse_text", "table_html", "timeline_figure",
 ]

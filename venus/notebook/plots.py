@@ -73,14 +73,21 @@ def _depth_label(depth: Any) -> str:
 def scaling_figure(runs: Sequence[Mapping[str, Any]]):
     """Ingest speed, query latency and peak RAM against video length, one point per
     `venus bench memory` run (its JSON figures); a run's synthetic long-memory latency
-    (``query_ms_p95_10h`` at ``synthetic_hours``) extends the latency panel."""
+    (``query_ms_p95_10h`` at ``synthetic_hours``) extends the latency panel.
+
+    Points are not joined: each is one run on a shared machine, and a line through three
+    of them draws noise as a trend. Latency is each run's median query with a bar up to
+    its 95th percentile, so the spread within a run is visible beside the runs."""
     runs = sorted(runs, key=lambda r: r["video_seconds"])
     minutes = [r["video_seconds"] / 60.0 for r in runs]
-    fig, axes = _figure(11, 3.2, 1, 3)
+    fig, axes = _figure(11, 3.4, 1, 3)
     speed, latency, ram = axes[0]
-    speed.plot(minutes, [r["x_realtime"] for r in runs], "o-")
+    speed.plot(minutes, [r["x_realtime"] for r in runs], "o")
     speed.set(title="ingest speed", xlabel="video minutes", ylabel="x real time")
-    latency.plot(minutes, [r["query_ms_p95"] for r in runs], "o-", label="ingested")
+    p95 = np.array([r["query_ms_p95"] for r in runs], float)
+    p50 = np.array([r.get("query_ms_p50", r["query_ms_p95"]) for r in runs], float)
+    latency.errorbar(minutes, p50, yerr=[np.zeros_like(p50), p95 - p50], fmt="o", capsize=4,
+                     label="ingested: median, bar to p95")
     synthetic = [(r["synthetic_hours"] * 60.0, r["query_ms_p95_10h"]) for r in runs
                  if r.get("synthetic_hours") and np.isfinite(r.get("query_ms_p95_10h", np.nan))]
     if synthetic:
@@ -88,12 +95,14 @@ def scaling_figure(runs: Sequence[Mapping[str, Any]]):
         latency.plot(xs, ys, "s", label="synthetic (replicated index)")
         latency.set_xscale("log")
         latency.legend(fontsize="small")
-    latency.set(title="query latency p95", xlabel="video minutes", ylabel="ms")
-    ram.plot(minutes, [r["peak_rss_mb"] for r in runs], "o-")
+    latency.set(title="query latency", xlabel="video minutes", ylabel="ms")
+    ram.plot(minutes, [r["peak_rss_mb"] for r in runs], "o")
     ram.set(title="peak RAM (process)", xlabel="video minutes", ylabel="MB")
     for ax in axes[0]:
         ax.grid(alpha=0.3)
         top = max((max(line.get_ydata(), default=0) for line in ax.lines), default=1.0)
+        if ax is latency:
+            top = max(top, float(np.nanmax(p95, initial=0.0)))
         ax.set_ylim(0, 1.2 * top if top > 0 else 1.0)
     return fig
 

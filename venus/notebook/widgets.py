@@ -14,8 +14,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import numpy as np
-
 from memory.evidence import Answer, Moment
 from venus.notebook._extras import require
 from venus.notebook.display import answer_html, moments_html
@@ -171,19 +169,14 @@ class OverlapPlayground:
 
     @staticmethod
     def _show(run, outcome: OverlapOutcome) -> None:
+        from venus.notebook.display import audio_html
+        from venus.notebook.overlap import outcomes_html
         from venus.notebook.plots import timeline_figure
 
         ipd = require("IPython.display")
-        verdict = "right" if outcome.correct else "WRONG"
-        ipd.display(ipd.HTML(
-            f"<p><b>{outcome.kind}</b>: classified as {', '.join(outcome.classified) or '-'}; "
-            f"stopped: {outcome.stopped}; answered again: {outcome.answered}; "
-            f"stop latency: {outcome.stop_latency_s} s. Right action: "
-            f"{outcome.right_action} → <b>{verdict}</b></p>"))
-        ipd.display(ipd.HTML("<b>microphone</b>"),
-                    ipd.Audio(np.clip(run.input_audio, -1, 1), rate=16000, normalize=False))
-        ipd.display(ipd.HTML("<b>assistant</b>"),
-                    ipd.Audio(np.clip(run.output_audio, -1, 1), rate=16000, normalize=False))
+        ipd.display(ipd.HTML(outcomes_html([outcome])
+                             + audio_html("microphone: the user and the overlap", run.input_audio)
+                             + audio_html("the assistant, as played", run.output_audio)))
         ipd.display(timeline_figure(run.timeline, input_audio=run.input_audio,
                                     output_audio=run.output_audio, turns=run.turns,
                                     title=run.scenario.name))
