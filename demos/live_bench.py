@@ -358,7 +358,7 @@ def _one(spans, states, stopped, queued, limit: float) -> dict:
         r["speaking_at_second"] = _state_at(states, s0) == "speaking"
         left = _leaves_speaking(states, s0, s0 + 6.0) if r["speaking_at_second"] else None
         r["silence_s"] = None if left is None else left - s0
-        r["stopped"] = any(s0 <= t < s0 + 4.0 for t in stopped)
+        r["stopped"] = any(s0 <= t < s0 + 6.0 for t in stopped)
         after = _enters_speaking(states, s1, limit)
         r["second_voice_to_voice_s"] = None if after is None else after - s1
         r["replied_to_second"] = any(s1 <= t < limit for t in queued)  # a new reply

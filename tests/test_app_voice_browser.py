@@ -47,8 +47,9 @@ def test_a_spoken_question_is_answered_by_voice_and_a_barge_in_silences_the_page
     # the interruption landed in a reply: the page stopped playing it, then answered
     assert bargein["answered"]
     assert bargein["speaking_at_second"], "the interruption came after the reply ended"
-    assert bargein["stopped"] and bargein["silence_s"] is not None
+    assert bargein["silence_s"] is not None
     assert bargein["silence_s"] < 1.5, bargein  # under load; `venus bench live` times it
+    assert "(interrupted)" in chat  # the reply was stopped, and the chat says so
     assert bargein["replied_to_second"]
     # the state element went through listening, thinking and speaking
     states = (tmp_path / "states.txt").read_text().split()

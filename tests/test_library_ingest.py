@@ -80,8 +80,12 @@ def test_ray_local_ingest_equals_sequential(tmp_path, models, folder, sequential
     assert _rows(lib) == _rows(sequential)
     assert _answers(lib) == _answers(sequential)
     for q in QUESTIONS:
+        # the same moments; their order too, but for near-ties at the tail (another
+        # process sums the embeddings' floats in another order: scores differ in the
+        # last digits: two off-topic moments 0.001 apart traded rank 6)
         got = [(m.video_id, m.id, m.start) for m in lib.search(q, k=6)]
-        assert got == [(m.video_id, m.id, m.start) for m in sequential.search(q, k=6)]
+        want = [(m.video_id, m.id, m.start) for m in sequential.search(q, k=6)]
+        assert got[:3] == want[:3] and set(got[:5]) == set(want[:5]), (q, got, want)
     # a second run finds them all there
     again = ingest_videos(lib, folder, workers=2, use_ray=True)
     assert sorted(again.skipped) == ["lecture-0", "lecture-1", "lecture-2"] and not again.done
@@ -97,7 +101,13 @@ def test_killed_worker_resumes_without_loss_or_duplication(tmp_path, models, fol
         import os, signal
         from memory.store import VideoMemory
         from memory.video import open_video
-        mem = VideoMemory.create({str(record.directory)!r})
+        from memory.store.config import StoreOptions
+        from memory.store.speech import SpeechOptions
+        # one batch in flight: the first batch is committed by the time the second is cut
+        # (with two, when it lands depends on how fast Whisper is against the decoder,
+        # and on a fast decoder it landed only at the end: never killed)
+        mem = VideoMemory.create({str(record.directory)!r},
+                                 options=StoreOptions(speech=SpeechOptions(queue_batches=1)))
         for chunk in open_video({str(folder / 'lecture-1.mp4')!r}):
             mem.add(chunk)
             if chunk.index >= 40 and mem.version > 0:

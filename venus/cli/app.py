@@ -10,8 +10,9 @@ import argparse
 import os
 import signal
 import threading
-import time
 from pathlib import Path
+
+from venus.clock import perf_seconds
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -81,12 +82,12 @@ def run(args: argparse.Namespace) -> int:
     registry = SessionRegistry(options)
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` cleans up like Ctrl-C does
     login = f", login required for {len(auth)} user(s)" if auth else ""
-    started = time.monotonic()
+    started = perf_seconds()
 
     def say_ready() -> None:
         if registry.ready.wait():
             voice = app_models(args.voice).voice
-            print(f"venus app: models ready ({time.monotonic() - started:.1f} s); the "
+            print(f"venus app: models ready ({perf_seconds() - started:.1f} s); the "
                   f"assistant speaks with {voice.name}", flush=True)
     threading.Thread(target=say_ready, daemon=True, name="venus-ready").start()
     print(f"venus app: http://{args.server_name}:{args.server_port} "
