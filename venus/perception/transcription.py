@@ -30,7 +30,7 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -228,11 +228,22 @@ class RegionTranscription:
         return any(j.region == region and j.kind == "partial" for j in self._jobs)
 
     def promote(self, job: AsrJob, speech_end: float) -> bool:
-        """Make a partial ``job`` not yet visible the final job of its region (its audio
-        holds all the region's speech); False when it is no longer pending."""
-        if job not in self._jobs or job.kind != "partial":
+        """Make a partial ``job`` the final job of its region (its audio holds all the
+        region's speech). Not yet visible, it becomes the final; already shown as partial
+        words (it finished before the offset was confirmed: with the short pass, the usual
+        case live), its words are the final ones, shown at the next `collect`, with no
+        second Whisper pass (which cost a hop and ~0.3 s live). False when it cannot be."""
+        if job.kind != "partial":
             return False
-        job.kind, job.speech_end = "final", speech_end
+        if job in self._jobs:
+            job.kind, job.speech_end = "final", speech_end
+            return True
+        if job.visible_at is None or job.error is not None or not job.done.is_set():
+            return False  # superseded or cancelled, never shown
+        final = replace(job, kind="final", speech_end=speech_end, visible_at=None,
+                        done=threading.Event())
+        final.done.set()
+        self._jobs.insert(0, final)
         return True
 
     def pending_final(self) -> bool:
