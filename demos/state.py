@@ -20,6 +20,8 @@ before the video is fully watched is answered from the part watched, saying so.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import math
 import shutil
@@ -571,16 +573,47 @@ class _Runner:
         return not (self.speech.busy or self.session.link.busy)
 
     async def _hops(self):
-        """The source's hops; before each, the page gets what the output will play next
-        (on the session's thread, after the previous hop's decisions)."""
-        async for hop in self.source:
-            if self.playout is not None and self.link.connected:
-                for message in self.playout.step(self.session.now()):
-                    self.link.post(message)
-                lag = self.link.lag()
-                if lag is not None:  # the echo reference: what the page was playing
-                    self.session.duplex.sink_lag_s = max(0.0, lag - SINK_LAG_MARGIN_S)
-            yield hop
+        """The source's hops. After each hop's decisions, at once (not once the next
+        hop's audio is in), the page gets what the output will play next; while the loop
+        waits for that audio, a reply whose first audio is synthesized starts then and
+        goes to the page (it would otherwise wait up to a hop). On the session's thread."""
+        hops = self.source.__aiter__()
+        first_audio = getattr(self.speech, "first_audio", None)  # an AudioSpeechOutput's
+        upcoming: asyncio.Future | None = None
+        try:
+            while True:
+                self._to_page()
+                upcoming = asyncio.ensure_future(hops.__anext__())
+                while not upcoming.done():
+                    first = first_audio() if first_audio is not None else None
+                    if first is None:
+                        await asyncio.wait({upcoming})
+                        break
+                    await asyncio.wait({upcoming, asyncio.wrap_future(first)},
+                                       return_when=asyncio.FIRST_COMPLETED)
+                    if first.done() and not upcoming.done():
+                        self.session.poll_output()
+                        self._to_page()
+                try:
+                    hop = upcoming.result()
+                except StopAsyncIteration:
+                    return
+                yield hop
+        finally:
+            if upcoming is not None and not upcoming.done():
+                upcoming.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                    await upcoming
+            await hops.aclose()
+
+    def _to_page(self) -> None:
+        """Send the page what the output will play next (and read its playout lag)."""
+        if self.playout is not None and self.link.connected:
+            for message in self.playout.step(self.session.now()):
+                self.link.post(message)
+            lag = self.link.lag()
+            if lag is not None:  # the echo reference: what the page was playing
+                self.session.duplex.sink_lag_s = max(0.0, lag - SINK_LAG_MARGIN_S)
 
     def _page_state(self, entry) -> None:
         """A reply decided (the page shows *thinking* until it plays), started or cut."""

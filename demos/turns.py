@@ -29,6 +29,12 @@ __all__ = ["DESCRIPTION", "add_arguments", "run"]
 DESCRIPTION = ("spoken questions pushed in real time through the app's session: reply start "
                "after the end of speech and the schedule's lag, on the wall clock")
 
+INTERRUPTIONS = (
+    "Wait, what about the roots?", "Stop, I have another question.",
+    "No, no, tell me about the heart.", "Hold on, what is a catalyst?",
+    "Sorry, can you explain the nucleus?",
+)
+
 QUESTIONS = (
     "What is the pH scale?", "How many chambers does the heart have?",
     "What do plants need to make sugar?", "Why is the sky blue?",
@@ -44,11 +50,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds from one question's end to the next one's start (8)")
     parser.add_argument("--minutes", type=float, default=None,
                         help="keep asking for this long instead (the lag must not grow)")
-    parser.add_argument("--batch-s", type=float, default=0.1,
-                        help="microphone batch (0.1: a streaming transport; 0.5: Gradio's "
-                             "stream_every today)")
+    parser.add_argument("--batch-s", type=float, default=0.02,
+                        help="microphone batch (0.02: the page's 20 ms frames, "
+                             "demos/static/voice.js; 0.5: Gradio's stream_every)")
     parser.add_argument("--voice", default="flite",
                         help="voice family of the questions (flite: held out of tuning)")
+    parser.add_argument("--interrupt", action="store_true",
+                        help="cut into each reply 1 s after it began (an interruption in the "
+                             "same voice): how soon the server's output stops")
 
 
 def run(args: argparse.Namespace) -> BenchReport:
@@ -66,6 +75,7 @@ def run(args: argparse.Namespace) -> BenchReport:
     count = args.questions if args.minutes is None else 10_000
     deadline = None if args.minutes is None else time.monotonic() + 60 * args.minutes
     ends: list[float] = []
+    onsets: list[float | None] = []  # of the interruption of each reply (--interrupt)
     try:
         runner = app.start()
         pusher.silence(2.0)  # the schedule and the models warm up
@@ -74,14 +84,16 @@ def run(args: argparse.Namespace) -> BenchReport:
             if deadline is not None and time.monotonic() > deadline:
                 break
             audio = voice.synthesize(QUESTIONS[i % len(QUESTIONS)]).audio
-            ends.append(pusher.speech(audio) - delta)
+            ends.append(pusher.speech(audio)[1] - delta)
             print(f"  question {i + 1}: {QUESTIONS[i % len(QUESTIONS)]!r}", flush=True)
+            if args.interrupt:
+                onsets.append(_interrupt(app, pusher, voice, ends[-1], delta, i))
             pusher.silence(args.gap_s)
         entries = app.entries()
         jobs = [j for j in runner.session.duplex.perception.asr.finished if j.kind == "final"]
     finally:
         app.close()
-    report = _report(args, ends, entries)
+    report = _report(args, ends, entries, onsets)
     report.figures.update(_stages(jobs))
     report.summary += "; " + ", ".join(f"{k} {v}" for k, v in _stages(jobs).items())
     return report
@@ -114,23 +126,43 @@ class _Pusher:
 
         self._push(np.zeros(round(seconds * SAMPLE_RATE), np.float32))
 
-    def speech(self, audio: np.ndarray) -> float:
-        """Push ``audio``; return the clock time its last voiced sample was captured."""
+    def speech(self, audio: np.ndarray) -> tuple[float, float]:
+        """Push ``audio``; return the clock times its first and last voiced samples were
+        captured."""
         from memory.media import SAMPLE_RATE
 
         voiced = np.flatnonzero(np.abs(audio) > 0.01)
         start = self.at if self.at is not None else self.clock.now()
         self._push(np.asarray(audio, np.float32))
-        last = voiced[-1] if len(voiced) else len(audio)
-        return start + last / SAMPLE_RATE
+        first, last = (voiced[0], voiced[-1]) if len(voiced) else (0, len(audio))
+        return start + first / SAMPLE_RATE, start + last / SAMPLE_RATE
 
 
-def _report(args, ends: list[float], entries) -> BenchReport:
-    from venus.events import ChunkReceived, SpeechPlayed, SpeechQueued
+def _interrupt(app, pusher: _Pusher, voice, end: float, delta: float, i: int) -> float | None:
+    """Wait (pushing silence) for the reply to the question that ended at session time
+    ``end`` to begin, let it play 1 s, then cut in; the interruption's onset (session
+    time), or None when no reply began within 3 s."""
+    from venus.events import SpeechPlayed
+
+    for _ in range(30):
+        if any(isinstance(e.event, SpeechPlayed) and e.time > end for e in app.entries()):
+            break
+        pusher.silence(0.1)
+    else:
+        return None
+    pusher.silence(1.0)
+    text = INTERRUPTIONS[i % len(INTERRUPTIONS)]
+    print(f"    interrupted: {text!r}", flush=True)
+    return pusher.speech(voice.synthesize(text).audio)[0] - delta
+
+
+def _report(args, ends: list[float], entries, onsets: list[float | None]) -> BenchReport:
+    from venus.events import ChunkReceived, SpeechPlayed, SpeechQueued, SpeechStopped
 
     queued = [e.time for e in entries if isinstance(e.event, SpeechQueued)]
     played = [e.time for e in entries if isinstance(e.event, SpeechPlayed)]
-    rows, decide, start = [], [], []
+    stopped = [e.time for e in entries if isinstance(e.event, SpeechStopped)]
+    rows, decide, start, stops = [], [], [], []
     for i, end in enumerate(ends):
         nxt = ends[i + 1] if i + 1 < len(ends) else float("inf")
         q = next((t for t in queued if end <= t < nxt), None)
@@ -138,6 +170,11 @@ def _report(args, ends: list[float], entries) -> BenchReport:
         decide.append(None if q is None else q - end)
         start.append(None if p is None else p - end)
         rows.append([i + 1, QUESTIONS[i % len(QUESTIONS)], _s(decide[-1]), _s(start[-1])])
+        if args.interrupt:
+            onset = onsets[i] if i < len(onsets) else None
+            s = None if onset is None else next((t for t in stopped if onset <= t < nxt), None)
+            stops.append(None if s is None else s - onset)
+            rows[-1].append(_s(stops[-1]))
     lags = [e.time - e.event.end for e in entries if isinstance(e.event, ChunkReceived)]
     drift = _drift(lags)
     answered = [s for s in start if s is not None]
@@ -155,8 +192,16 @@ def _report(args, ends: list[float], entries) -> BenchReport:
                f"after the end of speech (decided p50 {figures['decision_s_p50']} s); the "
                f"schedule's lag p50 {figures['lag_s_p50']} s / p95 {figures['lag_s_p95']} s, "
                f"drift {drift} s from the first to the last minute (server side)")
-    return BenchReport("turns", ["#", "question", "decided s", "reply plays s"], rows, summary,
-                       figures)
+    header = ["#", "question", "decided s", "reply plays s"]
+    if args.interrupt:
+        done = [s for s in stops if s is not None]
+        figures.update({"interruptions": len(stops), "stopped": len(done),
+                        "stop_s_p50": _p(done, 50), "stop_s_p95": _p(done, 95)})
+        summary += (f"; {len(done)}/{len(stops)} replies stopped by an interruption 1 s in, "
+                    f"p50 {figures['stop_s_p50']} s / p95 {figures['stop_s_p95']} s after its "
+                    f"onset (server side)")
+        header.append("stopped s")
+    return BenchReport("turns", header, rows, summary, figures)
 
 
 def _stages(jobs) -> dict:

@@ -478,3 +478,37 @@ def test_auth_flags_and_file(tmp_path):
     users.write_text("ada\n")
     with pytest.raises(ConfigError, match=r"users.txt:1: expected USER:PASS"):
         parse_auth([], str(users))
+
+
+def test_a_reply_starts_when_its_first_audio_is_ready_not_at_the_next_hop():
+    """The app's loop waits for the next hop's audio and, beside it, for the next reply's
+    first audio (`AudioSpeechOutput.first_audio`): synthesized mid-hop, the reply starts
+    then (`Session.poll_output`), not when the next hop comes (up to 0.1 s later)."""
+    from concurrent.futures import Future
+    from types import SimpleNamespace
+
+    from demos.state import _Runner
+
+    clock = SimulatedClock()
+    source = LiveSource(clock, max_chunks=1)
+    ready: Future = Future()
+    started: list[float] = []
+    runner = SimpleNamespace(
+        source=source, session=SimpleNamespace(poll_output=lambda: started.append(clock.now())),
+        speech=SimpleNamespace(first_audio=lambda: None if ready.done() else ready),
+        _to_page=lambda: None)
+
+    async def take():
+        async def mic():  # the page's 20 ms frames, each when its last sample is due
+            for i in range(50):
+                await clock.sleep_until(0.02 * (i + 1))
+                source.push_audio(16_000, np.full(320, 0.01, np.float32))
+                if i == 11:
+                    ready.set_result(None)  # the first piece is synthesized at 0.24 s
+        task = asyncio.create_task(mic())
+        ends = [round(hop.end, 2) async for hop in _Runner._hops(runner)]
+        await task
+        return ends
+
+    assert clock.run(take()) == [round(0.1 * (i + 1), 2) for i in range(10)]
+    assert started == [pytest.approx(0.24)]  # at once, not at the hop's end (0.3 s)

@@ -274,3 +274,42 @@ def test_words_shown_early_are_the_final_words_without_a_second_whisper_pass():
     # early job too), and the last of them are the final words: no call after them
     assert partials and finals == [partials[-1]]
     assert finals[0] == f"call{len(tts.calls)}"
+
+
+def test_the_end_of_turn_model_hears_the_turn_early_and_the_offset_uses_its_verdict():
+    """Quiet 0.1 s before the VAD confirms the offset: the end-of-turn model hears the turn
+    then (beside Whisper), with its silence continued to `TURN_SILENCE_S` as it would be at
+    the offset; the offset's hop takes that verdict and runs the model no second time. A
+    model that calls the turn unfinished keeps it open (`turn_open`)."""
+    from venus.perception.user import TURN_SILENCE_S
+    from venus.runtime.hops import split_hops
+    from venus.testing import FakeEndOfTurn
+
+    for silence_s, complete in ((0.25, True), (0.5, False)):
+        tails: list[float] = []  # the silence after the last sound of each turn heard
+
+        def rule(audio, silence_s=silence_s, tails=tails):
+            tails.append((len(audio) - 1 - np.flatnonzero(np.abs(audio) >= 0.01)[-1]) / SAMPLE_RATE)
+            return 1.0 if tails[-1] >= silence_s else 0.0
+
+        turn = FakeEndOfTurn(rule=rule)  # 0.5 s: more silence than the model is given
+        perception = UserPerception(
+            PerceptionConfig(partials=False, early_final_after_s=0.1, asr_latency_per_s=0.0),
+            detector=_detector(), transcriber=GatedTranscriber(blocked=False), faces=False,
+            end_of_turn=turn)
+        frames, asked = [], []  # how often the model had been asked after each hop
+        try:
+            for hop in (h for c in _chunks() for h in split_hops(c, 0.1)):
+                frames.append(perception.feed(hop))
+                asked.append(len(turn.heard))
+        finally:
+            perception.close()
+        i = next(i for i, f in enumerate(frames) if f.offsets)
+        offset = frames[i]
+        assert asked[i] == asked[i - 1] == len(turn.heard)  # heard before, not at the offset
+        assert offset.end - offset.offsets[0] >= PerceptionConfig().offset_silence_s - 1e-6
+        # what it heard ends in the silence held to TURN_SILENCE_S past the VAD's offset
+        # (heard early, only 0.1-0.2 s of it had passed)
+        assert tails[-1] == pytest.approx(TURN_SILENCE_S, abs=0.05)
+        assert bool(offset.turn_ends) is complete
+        assert offset.turn_open is not complete

@@ -189,3 +189,26 @@ def test_piper_ahead_gives_the_same_samples_as_piper_inline():
         assert len(inline.waveform()) == 10 * SAMPLE_RATE and inline.waveform().any()
     finally:
         ahead.close()
+
+
+def test_first_audio_is_the_next_replys_first_piece_while_it_is_being_synthesized():
+    """A live loop waits on `first_audio` beside the next hop, so a reply starts when its
+    first audio exists: pending while synthesized, None once done, None while something
+    plays (the reply then starts when that ends, not when it is ready)."""
+    fake = FakeSynthesizer()
+    fake.hold()
+    out = AudioSpeechOutput(synthesizer=fake, ahead=True)
+    try:
+        assert out.first_audio() is None  # nothing queued
+        out.queue(Utterance("u1", TEXT), 0.0)
+        first = out.first_audio()
+        assert first is not None and not first.done()
+        fake.release()
+        first.result(10)
+        assert out.first_audio() is None
+        assert [r.status for r in out.poll(0.3)] == [PlaybackStatus.STARTED]
+        out.queue(Utterance("u2", TEXT), 0.3)
+        assert out.first_audio() is None  # u1 is playing
+    finally:
+        fake.release()
+        out.close()

@@ -103,7 +103,9 @@ class AssistantModels:
         self.voice.synthesizer.synthesize("Ready.")
         if perceive:
             quiet = np.zeros(16_000, np.float32)
-            self.detector, self.end_of_turn, self.embedder  # noqa: B018 (loads them)
+            self.detector, self.embedder  # noqa: B018 (loads them)
+            if self.end_of_turn is not None:
+                self.end_of_turn.predict(quiet)
             self.transcriber.transcribe(quiet)
             self.probe.transcribe(quiet)
 

@@ -393,6 +393,12 @@ class Session:
                                      at)
                 self.link.on_playback(report)
 
+    def poll_output(self) -> None:
+        """Between hops: let the output start what became ready since the last one (a
+        reply's first audio, synthesized ahead), so it plays from now rather than from
+        the next hop. Commits nothing past the input already heard."""
+        self._on_reports(self.speech.poll(self.now()))
+
     # -- after the source ------------------------------------------------------------
 
     async def _drain(self) -> None:

@@ -184,6 +184,16 @@ class AudioSpeechOutput:
 
     flush = stop  # the same atomic operation: nothing queued survives, nothing more plays
 
+    def first_audio(self) -> Future[Speech] | None:
+        """Ahead, with nothing playing: the synthesis of the next reply's first piece, not
+        done yet (None otherwise). A live loop waits on it beside the next hop, so a reply
+        starts when its first audio exists (`poll` then starts it), not a hop later."""
+        s = self._state
+        if s.current is not None or not s.queue or s.queue[0].ready or not s.queue[0].pending:
+            return None
+        first = s.queue[0].pending[0]
+        return None if first.done() else first
+
     def close(self) -> None:
         """Stop the synthesis worker (ahead): pieces not started are dropped."""
         if self._ahead is not None:
