@@ -91,9 +91,10 @@ def run(args: argparse.Namespace) -> BenchReport:
             pusher.silence(args.gap_s)
         entries = app.entries()
         jobs = [j for j in runner.session.duplex.perception.asr.finished if j.kind == "final"]
+        played = runner.session.speech.waveform()  # what the server's output played
     finally:
         app.close()
-    report = _report(args, ends, entries, onsets)
+    report = _report(args, ends, entries, onsets, played)
     report.figures.update(_stages(jobs))
     report.summary += "; " + ", ".join(f"{k} {v}" for k, v in _stages(jobs).items())
     return report
@@ -156,13 +157,15 @@ def _interrupt(app, pusher: _Pusher, voice, end: float, delta: float, i: int) ->
     return pusher.speech(voice.synthesize(text).audio)[0] - delta
 
 
-def _report(args, ends: list[float], entries, onsets: list[float | None]) -> BenchReport:
-    from venus.events import ChunkReceived, SpeechPlayed, SpeechQueued, SpeechStopped
+def _report(args, ends: list[float], entries, onsets: list[float | None],
+            output: np.ndarray) -> BenchReport:
+    from venus.events import ChunkReceived, OverlapClassified, SpeechPlayed, SpeechQueued
 
     queued = [e.time for e in entries if isinstance(e.event, SpeechQueued)]
     played = [e.time for e in entries if isinstance(e.event, SpeechPlayed)]
-    stopped = [e.time for e in entries if isinstance(e.event, SpeechStopped)]
-    rows, decide, start, stops = [], [], [], []
+    verdicts = [(e.time, e.event.kind.value) for e in entries
+                if isinstance(e.event, OverlapClassified)]
+    rows, decide, start, stops, through = [], [], [], [], 0
     for i, end in enumerate(ends):
         nxt = ends[i + 1] if i + 1 < len(ends) else float("inf")
         q = next((t for t in queued if end <= t < nxt), None)
@@ -172,9 +175,11 @@ def _report(args, ends: list[float], entries, onsets: list[float | None]) -> Ben
         rows.append([i + 1, QUESTIONS[i % len(QUESTIONS)], _s(decide[-1]), _s(start[-1])])
         if args.interrupt:
             onset = onsets[i] if i < len(onsets) else None
-            s = None if onset is None else next((t for t in stopped if onset <= t < nxt), None)
-            stops.append(None if s is None else s - onset)
-            rows[-1].append(_s(stops[-1]))
+            silent = None if onset is None else _silent_from(output, onset)
+            kind = next((k for t, k in verdicts if onset is not None and onset <= t < nxt), "-")
+            stops.append(None if silent is None else silent - onset)
+            through += onset is not None and kind != "interruption"
+            rows[-1] += [_s(stops[-1]), kind]
     lags = [e.time - e.event.end for e in entries if isinstance(e.event, ChunkReceived)]
     drift = _drift(lags)
     answered = [s for s in start if s is not None]
@@ -195,12 +200,13 @@ def _report(args, ends: list[float], entries, onsets: list[float | None]) -> Ben
     header = ["#", "question", "decided s", "reply plays s"]
     if args.interrupt:
         done = [s for s in stops if s is not None]
-        figures.update({"interruptions": len(stops), "stopped": len(done),
+        figures.update({"interruptions": len(stops), "silenced": len(done),
+                        "not_taken_as_interruption": through,
                         "stop_s_p50": _p(done, 50), "stop_s_p95": _p(done, 95)})
-        summary += (f"; {len(done)}/{len(stops)} replies stopped by an interruption 1 s in, "
-                    f"p50 {figures['stop_s_p50']} s / p95 {figures['stop_s_p95']} s after its "
-                    f"onset (server side)")
-        header.append("stopped s")
+        summary += (f"; an interruption 1 s into the reply silenced the server's output in "
+                    f"{len(done)}/{len(stops)}, p50 {figures['stop_s_p50']} s / p95 "
+                    f"{figures['stop_s_p95']} s after its onset, {through} not taken as one")
+        header += ["silent after s", "verdict"]
     return BenchReport("turns", header, rows, summary, figures)
 
 
@@ -215,6 +221,21 @@ def _stages(jobs) -> dict:
                                                    50),
             "stage_short_pass_share": round(sum(j.short for j in done) / len(done), 2)
             if done else None}
+
+
+def _silent_from(output: np.ndarray, onset: float, hold_s: float = 0.3,
+                 within_s: float = 3.0) -> float | None:
+    """When the output fell silent (for ``hold_s``) after ``onset``, in session time: what
+    a listener hears of a stop or a pause; None when it never did within ``within_s``."""
+    from memory.media import SAMPLE_RATE
+
+    a = max(0, round(onset * SAMPLE_RATE))
+    loud = np.abs(output[a:a + round((within_s + hold_s) * SAMPLE_RATE)]) > 1e-4
+    hold, step = round(hold_s * SAMPLE_RATE), SAMPLE_RATE // 100  # 10 ms steps
+    for i in range(0, max(0, len(loud) - hold), step):
+        if not loud[i:i + hold].any():
+            return onset + i / SAMPLE_RATE
+    return None
 
 
 def _drift(lags: list[float]) -> float | None:

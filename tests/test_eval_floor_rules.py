@@ -142,3 +142,23 @@ def test_an_opener_alone_in_speech_still_going_on_waits_for_the_words_after_it()
     asks = OverlapFacts(AddresseeCues(text="Hang on. What about the bees?", question=True),
                         False, False, 1.8, 6)
     assert classify_overlap(asks) is OverlapKind.INTERRUPTION
+
+
+def test_no_said_twice_claims_the_floor_but_one_no_only_leads():
+    """"No, no, tell me about the heart." over an answer about something else corrects
+    the speaker: an interruption (it was the off-topic request of rule 6, for someone
+    else, and talked through). One "no" may answer someone in the room."""
+    from venus.frontend.floor import early_stop, opener_only, takes_floor
+
+    for text in ("No, no, tell me about the heart.", "No no tell me about the heart",
+                 "Oh no, no. What about the roots?"):
+        assert takes_floor(text) and early_stop(text), text
+        assert classify_overlap(_facts(text, on_topic=False)) is OverlapKind.INTERRUPTION, text
+    assert opener_only("No, no.")
+    for text in ("No, I don't think so.", "No.", "Nono"):
+        assert not takes_floor(text) and not early_stop(text), text
+    # a name after it still says whom it is for
+    named = replace(_facts("No, no, Tom, put it over there.", on_topic=False),
+                    cues=AddresseeCues(text="No, no, Tom, put it over there.", other_name="Tom",
+                                       on_topic=False))
+    assert classify_overlap(named) is OverlapKind.OTHER_DIRECTED

@@ -120,9 +120,11 @@ _LEAD = r"^\W*(?:(?:oh|ah|um+|uh+|er|m+|hm+|okay|ok|so|well|yeah|no|and|but)\b\W
 # "Wait, ...", "Hold on, ...": the speaker claims the floor (alone too: a bare "Wait." is
 # the first region of "Wait. What do the roots do?" when the user pauses after it), and
 # "what about X" asks even when ASR drops the question mark.
+# "No, no, ..." (a no said twice) corrects the speaker and claims the floor too; one "no"
+# may answer someone else, so it only leads (`_LEAD`).
 FLOOR_OPENERS = ("wait", "hold on", "hang on", "stop", "sorry", "excuse me", "actually",
-                 "pardon", "one second", "one sec", "just a second", "just a sec")
-_OPENERS = "|".join(re.escape(o) for o in FLOOR_OPENERS)
+                 "pardon", "one second", "one sec", "just a second", "just a sec", "no, no")
+_OPENERS = "|".join(re.escape(o).replace(r",\ ", r"\W+") for o in FLOOR_OPENERS)
 _FLOOR_OPENER = re.compile(_LEAD + r"(" + _OPENERS + r")\b|\b(what|how) about\b")
 
 
