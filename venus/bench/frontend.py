@@ -5,8 +5,8 @@ Runs seeded overlap scenarios (`venus.scenario`) in simulated time with the real
 and one overlap while it speaks (interruption, backchannel, other-directed remark,
 background speech 15-25 dB down), in voices, phrasings and delays drawn from ``--seed``.
 
-* ``decision_ms_p50/p95``: wall time of `EmbeddedFrontend.step` per one-second chunk as
-  it runs live: echo cancellation, perception (VAD, embeddings, faces, submitting ASR
+* ``decision_ms_p50/p95``: wall time of the session's step per 0.1 s hop (the frontend
+  decides on every hop) as it runs live: echo cancellation, perception (VAD, embeddings, faces, submitting ASR
   jobs) and the policy. Whisper runs on perception's background worker and a live step
   never waits for it; these runs are deterministic (simulated time), where a step waits
   at the chunk a result is due, and that wait is left out here
@@ -216,7 +216,7 @@ def run(args: argparse.Namespace) -> BenchReport:
         key = "interruption_response" if kind == "interruption" else f"continuation_{kind}"
         figures[key] = round(sum(oks) / len(oks), 3) if oks else None
     summary = (f"decision p50 {figures['decision_ms_p50']} ms, p95 {figures['decision_ms_p95']} ms "
-               f"per chunk over {len(ms)} chunks (target p95 <= 100); stop latency p50 "
+               f"per hop over {len(ms)} hops (target p95 <= 30); stop latency p50 "
                f"{figures['stop_latency_s_p50']} s (target <= 0.6); Whisper (background worker) "
                f"{len(asr.seconds)} calls, p50 {figures['asr_ms_p50']} ms, p95 "
                f"{figures['asr_ms_p95']} ms; word probe {len(probes)} reads, p50 "
