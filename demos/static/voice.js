@@ -35,7 +35,7 @@
 
   const v = window.venusVoice = {
     ctx: null, ws: null, token: null, epoch: -1, offset: null, sources: [],
-    thinking: null, lastSound: -1, state: 'listening', mic: null, log: [],
+    thinking: null, lastSound: -1, cutEnd: null, state: 'listening', mic: null, log: [],
     framesIn: 0, framesOut: 0, cuts: 0, delay: PLAYOUT_DELAY,
   };
 
@@ -73,7 +73,10 @@
     const now = v.ctx.currentTime;
     v.sources = v.sources.filter((s) => s.t1 > now - 1);
     if (v.sources.some((s) => s.t0 <= now && now < s.t1)) v.lastSound = now;
-    const speaking = v.lastSound >= 0 && now - v.lastSound < HANGOVER;
+    // The hangover bridges the pauses inside a reply; a reply cut (stopped, paused) is
+    // silent once its last held sound has played: no hangover after that.
+    const cut = v.cutEnd !== null && now >= v.cutEnd && v.lastSound < v.cutEnd;
+    const speaking = v.lastSound >= 0 && now - v.lastSound < HANGOVER && !cut;
     if (speaking) v.thinking = null;
     if (v.thinking !== null && performance.now() - v.thinking > THINKING_MAX * 1000) v.thinking = null;
     setState(speaking ? 'speaking' : (v.thinking !== null ? 'thinking' : 'listening'));
@@ -168,6 +171,7 @@
       }
       if (s.t1 > now) silent = false;
     }
+    v.cutEnd = Math.max(now, ...v.sources.map((s) => s.t1));  // the cut's silence begins
     if (silent) v.lastSound = -1;  // nothing plays from now on: no hangover
   }
 

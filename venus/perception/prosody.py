@@ -71,11 +71,26 @@ class LoudnessCalibration:
     Only speech attributed to the user updates it: everything until the first level
     exists, then speech no more than ``margin_db`` below it. The weight of the past is
     capped at ``horizon_s`` seconds so the level follows the user moving.
+
+    A level built on less than ``settle_s`` of speech is not yet known well: speech is
+    called quieter only ``unsettled_db`` further below it (`extra_db`). A browser's
+    automatic gain starts high and settles over the first utterances: heard through
+    Chromium's capture, a user's first question came in 6-9 dB louder than everything
+    they said after it (eSpeak and Flite voices through the app), so their interruption
+    read 8.8 dB below a level made of that one question: "quiet", a TV, talked through.
     """
 
-    def __init__(self, margin_db: float = 8.0, horizon_s: float = 30.0) -> None:
+    def __init__(self, margin_db: float = 8.0, horizon_s: float = 30.0, *,
+                 settle_s: float = 10.0, unsettled_db: float = 4.0) -> None:
         self.margin_db, self.horizon_s = margin_db, horizon_s
+        self.settle_s, self.unsettled_db = settle_s, unsettled_db
         self.reset()
+
+    @property
+    def extra_db(self) -> float:
+        """How much further below the level speech must be to be quieter, while the
+        level rests on less than ``settle_s`` of speech (0 once it is settled)."""
+        return self.unsettled_db if self.seconds < self.settle_s else 0.0
 
     def reset(self) -> None:
         self.level_db: float | None = None
@@ -86,7 +101,7 @@ class LoudnessCalibration:
 
     def is_quieter(self, level_db: float) -> bool:
         rel = self.relative(level_db)
-        return rel is not None and rel < -self.margin_db
+        return rel is not None and rel < -(self.margin_db + self.extra_db)
 
     def update(self, level_db: float, seconds: float) -> bool:
         """Fold in ``seconds`` of speech at ``level_db`` if it is the user's; say if it was."""

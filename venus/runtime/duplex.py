@@ -460,9 +460,10 @@ class DuplexIO:
         if len(segment) < SAMPLE_RATE // 40:
             return False
         level = rms_db(segment)
-        relative = self.perception.calibration.relative(level)
+        calibration = self.perception.calibration
+        relative = calibration.relative(level)
         return level > self.options.audible_db and (
-            relative is None or relative >= -self.options.gate.quiet_db)
+            relative is None or relative >= -(self.options.gate.quiet_db + calibration.extra_db))
 
     def _audible(self, reference: np.ndarray | None, start: float, at: float) -> bool:
         """Whether the output was audible from 0.25 s before the onset ``at`` to 0.1 s
@@ -486,5 +487,7 @@ class DuplexIO:
         segment = audio[a:b]
         if len(segment) < SAMPLE_RATE // 40:
             return False
-        relative = self.perception.calibration.relative(rms_db(segment))
-        return relative is not None and relative < -self.options.gate.quiet_db
+        calibration = self.perception.calibration
+        relative = calibration.relative(rms_db(segment))
+        return relative is not None and relative < -(self.options.gate.quiet_db +
+                                                     calibration.extra_db)
