@@ -119,11 +119,11 @@ def test_exported_names_resolve():
 def test_a_level_made_of_little_speech_calls_speech_quieter_only_further_below_it():
     """A browser's automatic gain makes a user's first question 6-9 dB louder than what
     they say next: until the level rests on `settle_s` of speech, quieter means
-    `unsettled_db` further below it, so the user's next words are still theirs; a TV
+    `unsettled_db` (2 dB) further below it, so the user's next words are still theirs; a TV
     15 dB down is quieter either way."""
-    cal = LoudnessCalibration(margin_db=8.0, settle_s=10.0, unsettled_db=4.0)
+    cal = LoudnessCalibration(margin_db=8.0, settle_s=10.0, unsettled_db=2.0)
     cal.update(-14.0, 2.4)  # the first question, the gain still high
-    assert cal.extra_db == 4.0
+    assert cal.extra_db == 2.0
     assert not cal.is_quieter(-22.8)  # 8.8 dB down: the same user, the gain settled
     assert cal.is_quieter(-29.0)  # 15 dB down: a TV
     assert cal.update(-22.8, 2.2) and cal.update(-22.0, 6.0)  # folded in: the user's

@@ -81,7 +81,7 @@ class LoudnessCalibration:
     """
 
     def __init__(self, margin_db: float = 8.0, horizon_s: float = 30.0, *,
-                 settle_s: float = 10.0, unsettled_db: float = 4.0) -> None:
+                 settle_s: float = 10.0, unsettled_db: float = 2.0) -> None:
         self.margin_db, self.horizon_s = margin_db, horizon_s
         self.settle_s, self.unsettled_db = settle_s, unsettled_db
         self.reset()
