@@ -2,7 +2,8 @@
 
 The top of ``demos`` below the UI. One `AppSession` per browser tab owns a temporary
 directory, its `memory.VideoMemory`, a running `venus.runtime.Session` (the dual loop on
-its own `Timeline`, with its own private harness channel) fed by a `LiveSource`, and the
+its own `Timeline`, with its own private harness channel) fed by a `LiveSource` on its
+own thread (`demos.runner.Runner`), and the
 `TypedTurns` frontend wrapper through which typed messages and the work panel's cancel /
 retry buttons reach the loop (`demos.registry.SessionRegistry` maps browser session ids
 to them and owns the `IngestPool` every tab's uploads wait in). The UI
@@ -20,10 +21,7 @@ before the video is fully watched is answered from the part watched, saying so.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-import math
 import shutil
 import tempfile
 import threading
@@ -32,17 +30,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from demos.changes import Changes, TimelineWakes
-from demos.conversation import TypedTurns
+from demos.changes import Changes
 from demos.frontends import FrontendFactory, FrontendSpec
 from demos.ingest import IngestJob, IngestPool, seconds_of
 from demos.labels import Status, clock, span
 from demos.link import AudioLink
-from demos.live import LiveSource
-from demos.playout import PlayoutStream
 from demos.results import Cited
+from demos.runner import Runner, safe_name
 from demos.uploads import check_upload, sample_lecture
-from demos.voice import app_models
 from memory import Answer, MemoryModels, Moment, VideoMemory
 from memory.errors import MemoryToolkitError, StoreWriteError
 from memory.media import VideoChunk
@@ -52,21 +47,12 @@ from memory.store.keyframes import KeyFrameOptions
 from memory.store.speech import SpeechOptions
 from venus.clock import Clock, WallClock
 from venus.events import (
-    MemoryUpdated,
-    SpeechPlayed,
-    SpeechQueued,
-    SpeechStopped,
     WorkItemCreated,
     WorkItemStateChanged,
     WorkState,
 )
-from venus.factory import AssistantOptions, assistant
-from venus.frontend import DelegationRequest, Frontend
-from venus.frontend.embedded import EmbeddedFrontend
-from venus.frontend.model_backed import ModelFrontend
-from venus.runtime import DuplexOptions, SessionOptions
-from venus.speech import OutputControl, TimedTextOutput
-from venus.timeline import Timeline, TimelineEntry
+from venus.frontend import DelegationRequest
+from venus.timeline import TimelineEntry
 
 __all__ = ["AppOptions", "AppSession"]
 
@@ -76,10 +62,7 @@ IDLE_TEXT = "Upload a video, use the sample lecture, or start the camera."
 _BEHIND_S = 4          # camera seconds waiting for the memory before the banner says so
 _PAUSED_S = 5.0        # no camera frame for this long: the camera is paused
 _ANSWERS_KEPT = 200
-CAMERA_PIXEL_CHANGE = 0.05
-# The page's reported playout lag, less this, shifts the echo reference: the canceller
-# searches echo paths of 0-0.12 s after it, so an overstated lag must not hide the echo.
-SINK_LAG_MARGIN_S = 0.03  # share of a camera frame that must change for a new key frame
+CAMERA_PIXEL_CHANGE = 0.05  # share of a camera frame that must change for a new key frame
 
 
 @dataclass
@@ -129,7 +112,7 @@ class AppSession:
         if root is not None:
             Path(root).mkdir(parents=True, exist_ok=True)
         self.workdir = Path(root) if root is not None else Path(tempfile.gettempdir())
-        self.directory = Path(tempfile.mkdtemp(prefix=f"venus-app-{_safe(session_id)}-",
+        self.directory = Path(tempfile.mkdtemp(prefix=f"venus-app-{safe_name(session_id)}-",
                                                dir=root))
         self.mode = "idle"
         self.video_path: Path | None = None
@@ -141,9 +124,9 @@ class AppSession:
         self.cleared_at = 0  # the chat shows timeline entries from this one on
         self._generation = 0
         self.memory = self._new_memory()
-        self._runner: _Runner | None = None
+        self._runner: Runner | None = None
         self._lock = threading.RLock()
-        self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"memory-{_safe(session_id)}")
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"memory-{safe_name(session_id)}")
         self._backlog = 0  # camera chunks handed to the writer, not yet in the memory
         self._count_lock = threading.Lock()
         self._last_frame: float | None = None
@@ -222,7 +205,7 @@ class AppSession:
     def push_audio(self, sample_rate: int, samples, age_s: float | None = None) -> None:
         """Microphone samples; ``age_s``: how long ago their last sample was captured
         (None: just now, as they arrive)."""
-        def give(r: _Runner) -> None:
+        def give(r: Runner) -> None:
             at = None if age_s is None else r.source.clock.now() - age_s
             r.source.push_audio(sample_rate, samples, captured_at=at)
         self._feed(give)
@@ -248,17 +231,17 @@ class AppSession:
             self.video_path, self.video_name = None, ""
 
     # -- the conversation loop -------------------------------------------------------------
-    def start(self) -> _Runner:
+    def start(self) -> Runner:
         """The running conversation (started on first use)."""
         return self._feed(lambda r: None)
 
-    def _feed(self, give: Callable[[_Runner], None]) -> _Runner:
+    def _feed(self, give: Callable[[Runner], None]) -> Runner:
         """Hand input to the loop, starting it first if needed; the input is queued before
         the thread starts, so even a simulated loop (which runs at once) sees it."""
         with self._lock:
             self._check_open()
             if self._runner is None or self._runner.finished:
-                self._runner = _Runner(self, self.clock_factory())
+                self._runner = Runner(self, self.clock_factory())
                 self.changes.notify()  # a new conversation: the page reads it afresh
             give(self._runner)
             self._runner.source.wake()
@@ -522,135 +505,3 @@ class AppSession:
             keyframes=KeyFrameOptions(pixel_change=CAMERA_PIXEL_CHANGE)) if camera else None
         return VideoMemory.create(self.directory / f"memory-{self._generation}", self.models,
                                   options)
-
-
-class _Runner:
-    """One `Session` on its own thread, fed by a `LiveSource`, until stopped."""
-
-    def __init__(self, app: AppSession, clock: Clock) -> None:
-        memory, options = app.memory, app.options
-        # File mode: the conversation starts after the whole file (all of it is the past).
-        self.offset = app.job.total_s if app.mode == "file" and app.job else memory.duration
-        self.timeline = Timeline(app.session_id, app.directory / f"timeline-{app._generation}.jsonl")
-        self.timeline.subscribe(TimelineWakes(app.changes))
-        if self.offset > 0:
-            self.timeline.record(MemoryUpdated(memory.version), time=self.offset)
-        remember = app._remember if app.mode == "camera" else None
-        # Asleep while nothing is said, heard or worked on (an unbounded schedule only: a
-        # bounded one, in tests, delivers all its chunks).
-        idle = self._idle if options.max_chunks is None else None
-        self.source = LiveSource(clock, math.ceil(self.offset), remember, options.max_chunks,
-                                 keep_frames=app.mode == "camera", idle=idle)
-        inner = app.frontend_factory(memory)
-        self.frontend = TypedTurns(inner, app._answer, app.media_end)
-        self.session = assistant(
-            memory, clock=clock, frontend=self.frontend, speech=_speech(inner, options),
-            timeline=self.timeline, session_id=app.session_id,
-            models=app_models(options.voice), options=AssistantOptions(
-                duplex=DuplexOptions(partials="overlap") if isinstance(inner, EmbeddedFrontend)
-                else None, perceive=_hears(inner),
-                session=SessionOptions(pace=False, drain_s=options.drain_s)))
-        self.speech = self.session.speech
-        # The page plays the reply as the output schedules it (demos.playout, demos.wire).
-        self.link = app.link
-        self.playout = PlayoutStream(self.speech) if isinstance(self.speech, OutputControl) \
-            else None
-        if self.playout is not None:
-            self.timeline.subscribe(self._page_state)
-            self.link.new_conversation()
-        self.thread = threading.Thread(target=self._run, daemon=True,
-                                       name=f"session-{_safe(app.session_id)}")
-        self.started = False
-        self.finished = False
-        self.error: BaseException | None = None
-
-    def start(self) -> None:
-        self.started = True
-        self.thread.start()
-
-    def _idle(self) -> bool:
-        """Nothing is being said and no background work is open (the schedule may sleep)."""
-        return not (self.speech.busy or self.session.link.busy)
-
-    async def _hops(self):
-        """The source's hops. After each hop's decisions, at once (not once the next
-        hop's audio is in), the page gets what the output will play next; while the loop
-        waits for that audio, a reply whose first audio is synthesized starts then and
-        goes to the page (it would otherwise wait up to a hop). On the session's thread."""
-        hops = self.source.__aiter__()
-        first_audio = getattr(self.speech, "first_audio", None)  # an AudioSpeechOutput's
-        upcoming: asyncio.Future | None = None
-        try:
-            while True:
-                self._to_page()
-                upcoming = asyncio.ensure_future(hops.__anext__())
-                while not upcoming.done():
-                    first = first_audio() if first_audio is not None else None
-                    if first is None:
-                        await asyncio.wait({upcoming})
-                        break
-                    await asyncio.wait({upcoming, asyncio.wrap_future(first)},
-                                       return_when=asyncio.FIRST_COMPLETED)
-                    if first.done() and not upcoming.done():
-                        self.session.poll_output()
-                        self._to_page()
-                try:
-                    hop = upcoming.result()
-                except StopAsyncIteration:
-                    return
-                yield hop
-        finally:
-            if upcoming is not None and not upcoming.done():
-                upcoming.cancel()
-                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                    await upcoming
-            await hops.aclose()
-
-    def _to_page(self) -> None:
-        """Send the page what the output will play next (and read its playout lag)."""
-        if self.playout is not None and self.link.connected:
-            for message in self.playout.step(self.session.now()):
-                self.link.post(message)
-            lag = self.link.lag()
-            if lag is not None:  # the echo reference: what the page was playing
-                self.session.duplex.sink_lag_s = max(0.0, lag - SINK_LAG_MARGIN_S)
-
-    def _page_state(self, entry) -> None:
-        """A reply decided (the page shows *thinking* until it plays), started or cut."""
-        e = entry.event
-        if isinstance(e, SpeechQueued):
-            self.link.post({"op": "queued", "utterance": e.utterance_id})
-        elif isinstance(e, SpeechPlayed):
-            self.link.post({"op": "playing", "utterance": e.utterance_id})
-        elif isinstance(e, SpeechStopped):
-            self.link.post({"op": "stopped", "utterance": e.utterance_id})
-
-    def _run(self) -> None:
-        try:
-            with self.session:
-                self.session.run(self._hops())
-        except BaseException as exc:  # shown in the UI; the thread must not die silently
-            logger.exception("session %s failed", self.session.session_id)
-            self.error = exc
-        finally:
-            self.finished = True
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self.source.close()
-        if self.thread.is_alive() and threading.current_thread() is not self.thread:
-            self.thread.join(timeout)
-
-
-def _hears(frontend: Frontend) -> bool:
-    """Frontends that listen to the user (speech, the overlap gate) get the audio path;
-    others (scripted ones) only the typed turns."""
-    return isinstance(frontend, (EmbeddedFrontend, ModelFrontend))
-
-
-def _speech(frontend: Frontend, options: AppOptions) -> TimedTextOutput | None:
-    """None (the assistant's TTS output) for a listening frontend, else text playout."""
-    return None if _hears(frontend) else TimedTextOutput(options.words_per_second)
-
-
-def _safe(text: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in text)[:16]

@@ -487,7 +487,7 @@ def test_a_reply_starts_when_its_first_audio_is_ready_not_at_the_next_hop():
     from concurrent.futures import Future
     from types import SimpleNamespace
 
-    from demos.state import _Runner
+    from demos.runner import Runner
 
     clock = SimulatedClock()
     source = LiveSource(clock, max_chunks=1)
@@ -506,7 +506,7 @@ def test_a_reply_starts_when_its_first_audio_is_ready_not_at_the_next_hop():
                 if i == 11:
                     ready.set_result(None)  # the first piece is synthesized at 0.24 s
         task = asyncio.create_task(mic())
-        ends = [round(hop.end, 2) async for hop in _Runner._hops(runner)]
+        ends = [round(hop.end, 2) async for hop in Runner._hops(runner)]
         await task
         return ends
 

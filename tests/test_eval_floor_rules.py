@@ -6,6 +6,8 @@ from dataclasses import replace
 
 from venus.events import OverlapKind
 from venus.frontend.floor import OverlapFacts, classify_overlap, leading_name
+from venus.perception.addressee import lexical_cues
+from venus.perception.config import PerceptionConfig
 from venus.perception.types import AddresseeCues
 
 
@@ -46,6 +48,28 @@ def test_an_off_topic_command_is_for_someone_else_but_a_question_is_not():
     on_topic = OverlapFacts(AddresseeCues(text="Explain the roots.", request=True, on_topic=True),
                             False, True, 1.5, 3)
     assert classify_overlap(on_topic) is OverlapKind.INTERRUPTION
+
+
+def test_a_misheard_remark_asking_for_a_thing_done_in_the_room_is_for_someone_else():
+    """"Hey Sam, can you close the window, please?" over the answer, in the page: Whisper
+    heard "If Sam, ..." (no name). Off the topic and asking for something done with the
+    hands, it is rule 6's request for someone in the room, not a question to answer."""
+    config = PerceptionConfig()
+    remark = replace(lexical_cues("If Sam, can you close the window, please?", 2.4, config),
+                     on_topic=False)
+    assert classify_overlap(OverlapFacts(remark, False, True, 2.4, 8)) is OverlapKind.OTHER_DIRECTED
+    # opened with a bid for the floor ("Wait, Lisa, ..." heard as "Wait, please, ..."), the
+    # gate paused on: still for someone who can close a window
+    bid = replace(lexical_cues("Wait, please, can you close the window?", 2.0, config),
+                  on_topic=False)
+    assert classify_overlap(OverlapFacts(bid, False, True, 2.0, 6, stopped=True)) \
+        is OverlapKind.OTHER_DIRECTED
+    # the same words on the topic, or a bid with a question for the assistant, are the user's
+    on = replace(remark, on_topic=True)
+    assert classify_overlap(OverlapFacts(on, False, True, 2.4, 8)) is OverlapKind.INTERRUPTION
+    ask = replace(lexical_cues("Wait, can you explain the soil part?", 2.0, config), on_topic=False)
+    assert classify_overlap(OverlapFacts(ask, False, True, 2.0, 6, stopped=True)) \
+        is OverlapKind.INTERRUPTION
 
 
 def test_words_the_gate_stopped_on_are_a_bid_even_when_the_final_words_lost_the_opener():

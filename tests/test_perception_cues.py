@@ -50,6 +50,25 @@ def test_other_directed_needs_a_name_that_is_not_the_assistant():
     assert not lexical_cues("Can you pass the salt?", 2.0, CONFIG).other_directed
 
 
+@pytest.mark.parametrize("text", [
+    "If Sam, can you close the window, please?",  # Whisper's "Hey Sam", heard in the page
+    "Face him, can you close the window, please?",
+    "Could you pass me the salt?",
+    "Hey, grab my keys, would you?",
+])
+def test_a_thing_to_do_in_the_room_is_a_request_not_a_question(text):
+    cues = lexical_cues(text, 2.0, CONFIG)
+    assert cues.request and not cues.question, cues
+
+
+@pytest.mark.parametrize("text", [
+    "Can you tell me about the roots?", "Can you put that another way?",
+    "Could you walk me through it?", "Can you turn it off?", "What do roots pass to the leaves?",
+])
+def test_asking_the_assistant_to_do_something_stays_a_question(text):
+    assert lexical_cues(text, 2.0, CONFIG).question, text
+
+
 def test_long_backchannel_word_is_not_a_backchannel():
     assert not lexical_cues("Okay", 3.0, CONFIG).backchannel  # a drawn-out "okay" takes the floor
     assert not lexical_cues("yeah yeah I see what you mean", 1.0, CONFIG).backchannel

@@ -163,7 +163,9 @@
     let silent = true;
     for (const s of v.sources) {
       const cut = s.t0 + (at - s.s0);  // where `at` falls in this frame's own schedule
-      if (at <= s.s0) { try { s.src.stop(); } catch (e) {} s.t1 = s.t0; }
+      // never to play: empty at `now` (not at its own start, which may lie ahead and would
+      // keep the page "speaking" through a silence the listener already hears)
+      if (at <= s.s0) { try { s.src.stop(); } catch (e) {} s.t0 = s.t1 = Math.min(s.t0, now); }
       else if (at < s.s1) {
         const when = Math.max(cut, now);
         try { s.src.stop(when); } catch (e) {}

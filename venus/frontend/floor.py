@@ -81,9 +81,11 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
         return OverlapKind.BACKCHANNEL
     if c.backchannel or _MURMUR.match(c.text.lower()):
         return None  # rule 5: "yeah..." may be the start of "yeah, but why...": wait for the end
-    if c.request and not (c.question or bid) and c.on_topic is False:  # rule 6
+    if c.request and not c.question and (c.room or not bid) and c.on_topic is False:  # rule 6
         # "Please turn the oven off" over our answer about leaves: an off-topic command
-        # while we talk is for someone in the room (a question or a bid still interrupts)
+        # while we talk is for someone in the room (a question or a bid still interrupts,
+        # unless what is asked is done with the hands: "Wait, can you close the window?"
+        # is for someone who can)
         return OverlapKind.OTHER_DIRECTED
     if c.question or c.request or bid:  # rules 7, 8
         # Partial words of speech still going on that the gate let play: a question not

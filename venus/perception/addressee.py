@@ -43,6 +43,16 @@ _IMPERATIVES = frozenset({
     "skip", "remind", "set", "read", "play", "help", "start", "list", "define", "compare",
     "translate", "quiz", "check", "open", "say", "speak", "answer", "rewind", "zoom",
 })
+# Things done with the hands, in the room: asked for over the assistant's answer ("Can you
+# close the window?", "grab my keys, would you?") they are for someone there, whatever
+# name the words lost ("Hey Sam" heard as "If Sam"). Verbs that also ask the assistant
+# for something ("get back to", "open the slide", "turn it up", "hold on", "put it
+# another way", "walk me through", "carry on", "bring up") are not here.
+_ROOM_VERBS = ("pass", "close", "shut", "grab", "fetch", "hand", "feed", "lock", "unlock",
+               "wash", "tidy", "buy")
+_ROOM_REQUEST = re.compile(
+    r"(?:^|[,.!?;]\s*|\b(?:can|could|would|will) you\s+(?:please\s+)?|\bplease\s+)"
+    rf"(?:{'|'.join(_ROOM_VERBS)})\b\s+\w")
 # Capitalised sentence openers that are not names ("Okay, ...", "Well, ...").
 _NOT_NAMES = frozenset({
     "okay", "ok", "yeah", "yes", "no", "so", "well", "wait", "hey", "oh", "um", "uh", "now",
@@ -131,11 +141,13 @@ def lexical_cues(text: str, duration_s: float, config: PerceptionConfig) -> Addr
     n_words = len(_WORD.findall(text))
     backchannel = (norm in BACKCHANNELS and n_words <= config.backchannel_max_words
                    and duration_s <= config.backchannel_max_s)
-    question = text.rstrip().endswith("?") or bool(_QUESTION_OPENERS.search(body))
+    # a thing to be done in the room is a request, not a question, however it is put
+    room = _ROOM_REQUEST.search(text.lower()) is not None
+    question = (text.rstrip().endswith("?") or bool(_QUESTION_OPENERS.search(body))) and not room
     return AddresseeCues(text=text, addressed_by_name=by_name,
-                         request=(_is_request(body) or question) and not backchannel,
+                         request=(_is_request(body) or question or room) and not backchannel,
                          question=question and not backchannel, other_name=other,
-                         backchannel=backchannel)
+                         backchannel=backchannel, room=room)
 
 
 class TopicRelation:

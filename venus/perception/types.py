@@ -42,8 +42,10 @@ class AddresseeCues:
     """Who the current utterance seems to be for, from its words.
 
     ``other_name`` is a person addressed by name ("John, pass the salt"); ``request``
-    is a second-person request, question or imperative; ``topic_similarity`` is the
-    MiniLM cosine with the conversation context (None without context).
+    is a second-person request, question or imperative; ``room``: what is asked is done
+    with the hands, in the room ("can you close the window?": a request, never a question
+    for the assistant); ``topic_similarity`` is the MiniLM cosine with the conversation
+    context (None without context).
     """
 
     text: str = ""
@@ -52,6 +54,7 @@ class AddresseeCues:
     question: bool = False
     other_name: str | None = None
     backchannel: bool = False
+    room: bool = False
     topic_similarity: float | None = None
     on_topic: bool | None = None
 
