@@ -177,8 +177,8 @@ def test_panel_cancel_reaches_the_harness_through_the_loop():
 
 def _seconds(hops):
     """The source's hops grouped into the seconds they make up (as the session's tally)."""
-    from venus.runtime.hops import merge_frames
     from venus.frontend.base import DuplexFrame
+    from venus.runtime.hops import merge_frames
 
     groups: dict[int, list] = {}
     for hop in hops:

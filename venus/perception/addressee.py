@@ -59,7 +59,7 @@ _NOT_NAMES = frozenset({
     "right", "sorry", "please", "actually", "alright", "hmm", "thanks", "look", "listen",
     "and", "but", "also", "then", "see", "hi", "hello", "sure", "fine", "great", "good",
     "anyway", "honestly", "basically", "first", "second", "next", "finally", "i",
-    "stop", "hold", "hang", "excuse", "pardon", "actually", "what", "why", "how",
+    "stop", "hold", "hang", "excuse", "pardon", "what", "why", "how",
     # pronouns and determiners ("Sorry, I'm", "Hold on. We", "Right, I'll": a read cut
     # after its first word)
     "i'm", "i'll", "i've", "i'd", "we", "we're", "we'll", "you", "you're", "they", "he",
