@@ -509,14 +509,19 @@ def test_a_read_that_says_backchannel_or_names_someone_else_ends_the_hold(models
         assert not _silent_over(output, back + HOP + 0.01, held + gate.max_hold_s - 0.01), text
 
 
-def test_a_harmless_first_read_never_holds_the_output(models):
-    """"Mm-hmm" read at 0.25 s (seen at 0.4 s, the hold's time) is a backchannel: no hold."""
+def test_a_harmless_first_read_ends_the_hold_at_once(models):
+    """"Mm-hmm" still going at the hold's time (0.3 s) is held until its first read
+    (0.25 s, seen at 0.4 s) says backchannel: the output plays on from that read's hop,
+    not after the hold's 0.5 s."""
+    gate = DuplexOptions().gate
+    assert gate.hold_after_s < 0.4  # the read is seen after the hold began
     ep, output = _run_gate(models, _ReadsAfter("Mm-hmm.", 0.25, PerceptionConfig().asr_pad_s))
     assert ep is not None and not ep.stopped, ep
     frame_n = SAMPLE_RATE // 100
     wave = output.rendered(ep.onset, ep.onset + 1.2)
     voiced = np.abs(wave[:len(wave) // frame_n * frame_n]).reshape(-1, frame_n).max(axis=1) > 1e-3
-    assert voiced[35:70].sum() >= 25  # no 0.5 s hold from 0.4 s on (only the answer's own gaps)
+    # playing again from the read's hop on (0.5 s), not silent to the hold's end (0.8 s)
+    assert voiced[50:80].sum() >= 22, voiced[30:80]
 
 
 def test_a_reply_to_a_late_verdict_begins_after_a_turn_gap(models):

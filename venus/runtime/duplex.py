@@ -83,8 +83,8 @@ class GatePolicy:
     end of speech, and the pause after an opener's comma, "Wait, | what ...", often falls
     on ``hold_after_s``), with no read
     visible by then that says it is harmless (a backchannel or murmur, a name of someone
-    else), *holds* the output there: a backchannel is mostly over by then ("Mm-hmm",
-    "Yeah" last 0.3-0.5 s) and the first read (0.25 s) is in. The hold is a pause that
+    else), *holds* the output there (a backchannel still going then, "Mm-hmm" and "Yeah"
+    last 0.3-0.5 s, is held until its first read says so). The hold is a pause that
     plays on by itself ``max_hold_s`` later, ducked, unless a read in that time takes the
     floor (then it is the stop, and the listener heard it at ``hold_after_s``, not when
     the words were read); a read saying backchannel or naming someone else ends it at
@@ -96,7 +96,7 @@ class GatePolicy:
     duck_after_s: float = 0.12
     quiet_db: float = 8.0
     probe_at_s: tuple[float, ...] = (0.25, 0.4, 0.55, 0.7, 0.85, 1.0)
-    hold_after_s: float | None = 0.4
+    hold_after_s: float | None = 0.3
     max_hold_s: float = 0.5
 
 
