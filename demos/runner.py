@@ -38,11 +38,6 @@ __all__ = ["Runner", "safe_name"]
 
 logger = logging.getLogger(__name__)
 
-# The page's reported playout lag, less this, shifts the echo reference: the canceller
-# searches echo paths of 0-0.12 s after it, so an overstated lag must not hide the echo.
-SINK_LAG_MARGIN_S = 0.03
-
-
 class Runner:
     """One `Session` on its own thread, fed by a `LiveSource`, until stopped."""
 
@@ -132,7 +127,7 @@ class Runner:
                 self.link.post(message)
             lag = self.link.lag()
             if lag is not None:  # the echo reference: what the page was playing
-                self.session.duplex.sink_lag_s = max(0.0, lag - SINK_LAG_MARGIN_S)
+                self.session.duplex.sink_lag_s = max(0.0, lag)
 
     def _page_state(self, entry) -> None:
         """A reply decided (the page shows *thinking* until it plays), started or cut."""

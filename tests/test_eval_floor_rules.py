@@ -50,6 +50,23 @@ def test_an_off_topic_command_is_for_someone_else_but_a_question_is_not():
     assert classify_overlap(on_topic) is OverlapKind.INTERRUPTION
 
 
+def test_one_commanding_word_of_speech_still_going_on_waits_for_the_rest():
+    """"Stop. Can you explain the soil part?" over the answer: the first read, 0.66 s in,
+    is "Start." (an off-topic command). One or two words of speech that goes on are not
+    yet a remark for someone in the room (rule 6 waits, as rule 9 does, for the end or a
+    third word): the words after them decide, and here they interrupt."""
+    config = PerceptionConfig()
+    first = replace(lexical_cues("Start.", 0.66, config), on_topic=False)
+    assert classify_overlap(OverlapFacts(first, False, False, 0.66, 1)) is None
+    # once it has ended, or said more, an off-topic command is for someone in the room
+    assert classify_overlap(OverlapFacts(first, False, True, 0.66, 1)) is not OverlapKind.INTERRUPTION
+    more = replace(lexical_cues("Please turn the oven off.", 1.2, config), on_topic=False)
+    assert classify_overlap(OverlapFacts(more, False, False, 1.2, 5)) is OverlapKind.OTHER_DIRECTED
+    rest = replace(lexical_cues("Stop. Can you explain the soil part?", 1.9, config),
+                   on_topic=False)
+    assert classify_overlap(OverlapFacts(rest, False, False, 1.9, 7)) is OverlapKind.INTERRUPTION
+
+
 def test_a_misheard_remark_asking_for_a_thing_done_in_the_room_is_for_someone_else():
     """"Hey Sam, can you close the window, please?" over the answer, in the page: Whisper
     heard "If Sam, ..." (no name). Off the topic and asking for something done with the

@@ -172,6 +172,21 @@ def test_echo_from_a_sink_that_plays_late_is_removed_when_the_sink_reports_its_l
     assert not user, user
 
 
+def test_echo_that_comes_before_the_sinks_report_is_removed_too(tmp_path):
+    """The page's report counts its output latency; an echo tapped inside the page (the
+    bench's loopback), or a microphone stamped late, reaches the input earlier than the
+    report says. An echo 0.07 s ahead of a 0.25 s report never stops the reply either."""
+    doc = {"name": "echo-early", "notes": NOTES,
+           "echo": {"gain_db": -3, "delay_ms": 180, "sink_lag_ms": 250},
+           "turns": [QUESTION, {"at": 11.0, "text": "What do roots take up from the soil?"}]}
+    run = _run(doc, tmp_path)
+    assert not [e for _, e in _entries(run, SpeechStopped) if e.reason != "session ended"]
+    assert not _entries(run, OverlapClassified)
+    start = run.output.started[0][1]
+    user = [e for _, e in _entries(run, SpeechDetected) if start < e.start < run.turns[1].start]
+    assert not user, user
+
+
 def test_delegated_request_is_answered_later_at_a_free_moment():
     doc = {"name": "timer", "notes": NOTES, "turns": [
         {"at": 1.0, "text": "Remind me in 8 seconds to stretch.", "label": "request"},

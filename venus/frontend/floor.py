@@ -85,8 +85,9 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
         # "Please turn the oven off" over our answer about leaves: an off-topic command
         # while we talk is for someone in the room (a question or a bid still interrupts,
         # unless what is asked is done with the hands: "Wait, can you close the window?"
-        # is for someone who can)
-        return OverlapKind.OTHER_DIRECTED
+        # is for someone who can). One or two words of speech still going on wait for
+        # the rest, as rule 9 does: "Stop. Can you explain ..." was first read "Start.".
+        return OverlapKind.OTHER_DIRECTED if f.ended or f.words >= 3 else None
     if c.question or c.request or bid:  # rules 7, 8
         # Partial words of speech still going on that the gate let play: a question not
         # on the topic ("Hey, nay, did you drop?", Whisper's first take of "Hey David,

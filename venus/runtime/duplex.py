@@ -109,13 +109,19 @@ class DuplexOptions:
     policy reads words only there, and each partial costs a Whisper pass);
     ``sink_lag_s``: how far behind the session's clock the output is heard (a browser's
     playout: the app sets `DuplexIO.sink_lag_s` from the page's reports), so the echo
-    reference is what the sink was playing, not what the session committed."""
+    reference is what the sink was playing, not what the session committed;
+    ``sink_lead_s``: how much earlier than that report the echo may reach the input (a
+    page counts its output latency, which an echo tapped inside the page, or a
+    microphone stamped late, does not have: the bench's loopback came 0.07 s early, and
+    the canceller, which only searched after the report, never learnt it); the canceller
+    searches ``echo.max_delay_s`` past the earliest of those."""
 
     gate: GatePolicy = field(default_factory=GatePolicy)
     echo: EchoOptions = field(default_factory=EchoOptions)
     audible_db: float = -50.0
     partials: Literal["always", "overlap"] = "always"
     sink_lag_s: float = 0.0
+    sink_lead_s: float = 0.1
 
     def __post_init__(self) -> None:
         if self.partials not in ("always", "overlap"):
@@ -229,7 +235,9 @@ class DuplexIO:
         self.output: SpeechOutput = output if output is not None else TimedTextOutput()
         self.control = self.output if isinstance(self.output, OutputControl) else None
         self.perception = perception
-        self.echo = EchoCanceller(self.options.echo) if self.control is not None else None
+        echo = replace(self.options.echo,
+                       max_delay_s=self.options.echo.max_delay_s + self.options.sink_lead_s)
+        self.echo = EchoCanceller(echo) if self.control is not None else None
         self.gate = (OverlapGate(self.control, self.options.gate)
                      if self.control is not None and perception is not None else None)
         # how late the VAD confirms an offset (the word probe reads a short overlap then)
@@ -342,7 +350,9 @@ class DuplexIO:
             return chunk, None
         audio = as_audio(chunk.audio)
         history = self.echo.history_samples / SAMPLE_RATE
-        lag = self.sink_lag_s  # what the sink was playing then: the session's, that late
+        # what the sink was playing then (the session's, that late), from up to
+        # `sink_lead_s` before the sink's report
+        lag = self.sink_lag_s - min(self.options.sink_lead_s, self.sink_lag_s)
         reference = self.control.preview(chunk.start - history - lag,
                                          chunk.start + len(audio) / SAMPLE_RATE - lag)
         cleaned = self.echo.cancel(audio, reference)

@@ -3,19 +3,23 @@
 Behaviour layer of `venus.speech`, numpy only. The speech output keeps the played signal
 (`AudioSpeechOutput.preview` / ``rendered``), which is the *reference*: whatever of it
 reaches the microphone is echo, never the user. `EchoCanceller.cancel` finds the echo
-path's delay (cross-correlation over ``max_delay_s``) and gain (least squares) per chunk,
-subtracts the scaled, delayed reference, and then suppresses every 32 ms window whose
-residual is far below the echo that was in it (``suppress_db``): what is left there is
-cancellation error, not a person. Speech of the user over the echo (double talk) is
-uncorrelated with the reference, so it survives both steps. The path is only *learnt*
-from chunks where the reference clearly explains the microphone (correlation at least
-``learn_correlation``) and held during double talk, the classic double-talk guard: a
+path's delay (cross-correlation over ``max_delay_s``) and a short filter around it (least
+squares over ``taps`` samples: the gain, and the fraction of a sample a page playing at
+48 kHz puts the echo off the reference's grid, which one gain at the nearest sample left
+only 7-10 dB down) per chunk, subtracts the filtered reference, and then suppresses
+every 32 ms window whose residual is far below the echo that was in it (``suppress_db``):
+what is left there is cancellation error, not a person. Speech of the user over the
+echo (double talk) is uncorrelated with the reference, so it survives both steps. The
+path is only *learnt* from stretches where the reference clearly explains the microphone
+(correlation at least ``learn_correlation``) and held during double talk, the classic
+double-talk guard: a
 chunk where the user talks over the assistant must not teach the canceller that the
 echo is weaker (or, with no echo at all, inject a copy of the reference).
 
 This is a linear, per-chunk canceller: exact for the simulated room (a delayed, scaled
-copy, plus noise) and a reasonable first stage for a laptop speaker and microphone; a
-reverberant room needs an adaptive filter (e.g. WebRTC AEC) in front of it.
+copy, plus noise) and a page's loopback, and a reasonable first stage for a laptop
+speaker and microphone; a reverberant room needs a long adaptive filter (e.g. WebRTC AEC)
+in front of it.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ __all__ = ["EchoCanceller", "EchoEstimate", "EchoOptions"]
 
 _WINDOW = 512  # 32 ms, the VAD's window
 _SILENT = 1e-4  # a reference sample this small is silence
+_RECENT_S = 0.3  # the last stretch of the context a moved path is also looked for in
+_RECENT_CORRELATION = 0.9  # ... and how closely the reference must explain it there
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,7 @@ class EchoOptions:
     min_reference_db: float = -60.0
     max_gain: float = 4.0
     learn_correlation: float = 0.6
+    taps: int = 8
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,7 @@ class EchoCanceller:
     def __init__(self, options: EchoOptions | None = None) -> None:
         self.options = options or EchoOptions()
         self.last = EchoEstimate(0.0, 0.0, float("-inf"))
-        self.path: tuple[int, float] | None = None  # learnt (delay samples, gain)
+        self.path: tuple[int, np.ndarray] | None = None  # learnt (delay samples, filter)
         self._mic = np.zeros(0, np.float32)  # the input just before the next call
         self._ref = np.zeros(0, np.float64)  # its reference, with history in front
 
@@ -93,11 +100,11 @@ class EchoCanceller:
         if self.path is None:  # no echo has ever been seen: nothing to remove
             self.last = EchoEstimate(0.0, 0.0, float("-inf"))
             return mic
-        delay, gain = self.path
+        delay, taps = self.path
         m = len(mic_ctx)
-        echo = gain * ref_ctx[d_max - delay: d_max - delay + m]
+        echo = self._lagged(ref_ctx, m, d_max, delay) @ taps
         residual = (mic_ctx - echo).astype(np.float32)
-        self.last = EchoEstimate(delay / SAMPLE_RATE, gain, _db(echo[m - n:]))
+        self.last = EchoEstimate(delay / SAMPLE_RATE, float(np.sum(taps)), _db(echo[m - n:]))
         return self._suppress(residual, echo, n)
 
     def _context(self, mic: np.ndarray, ref: np.ndarray, d_max: int
@@ -124,27 +131,59 @@ class EchoCanceller:
         if len(sounding):
             k0 = max(0, min(int(sounding[0]) - d_max, n - _WINDOW))
             mic, ref, n = mic[k0:], ref[k0:], n - k0
-        fits = [self._fit(mic, ref, n, d_max, self._delay(mic, ref, n, d_max))]
-        if self.path is not None:
-            # A held path must be beaten on the same input: where an answer starts near
-            # the end of the context, the raw correlation can peak a pitch period off the
-            # true delay (Piper's voiced onsets: 9 ms off, at a third of the gain).
-            fits.append(self._fit(mic, ref, n, d_max, self.path[0]))
-        best = max((f for f in fits if f is not None), key=lambda f: f[2], default=None)
-        if best is not None and best[2] >= self.options.learn_correlation:
+        spans = [(mic, ref, n, self.options.learn_correlation)]
+        recent = round(_RECENT_S * SAMPLE_RATE)
+        if n > 2 * recent:
+            # The path moves when a page plays the rest of a reply from a new offset (a
+            # frame that came late plays late, and the rest follows it): just after the
+            # user's own words, which keep the whole context's correlation low, the last
+            # moments alone show where it went (a backchannel's pause left the old path
+            # 1.5 s in place: "Hmm" was heard as "hmm ... rots from zero"). So short a
+            # stretch of the user's voiced speech can fit a filtered reference by chance
+            # (0.68 in the duplex bench, where no echo is played back): only a near
+            # copy counts there.
+            spans.append((mic[-recent:], ref[-(recent + d_max):], recent, _RECENT_CORRELATION))
+        fits = []
+        for m, r, k, least in spans:
+            delays = [self._delay(m, r, k, d_max)]
+            if self.path is not None:
+                # A held path must be beaten on the same input: where an answer starts
+                # near the end of the context, the raw correlation can peak a pitch period
+                # off the true delay (Piper's voiced onsets: 9 ms off, at a third of the
+                # gain).
+                delays.append(self.path[0])
+            fits += [f for f in (self._fit(m, r, k, d_max, d) for d in delays)
+                     if f is not None and f[2] >= least]
+        best = max(fits, key=lambda f: f[2], default=None)
+        if best is not None:
             self.path = best[:2]
 
     def _fit(self, mic: np.ndarray, ref: np.ndarray, n: int, d_max: int, delay: int
-             ) -> tuple[int, float, float] | None:
-        """(delay, least-squares gain, normalised correlation) of the reference at ``delay``."""
-        aligned = ref[d_max - delay: d_max - delay + n]
-        energy = float(np.dot(aligned, aligned))
+             ) -> tuple[int, np.ndarray, float] | None:
+        """(delay, least-squares filter around it, correlation of the filtered reference
+        with the mic) at ``delay``."""
+        x = self._lagged(ref, n, d_max, delay)
+        gram = x.T @ x
         mic_energy = float(np.dot(mic, mic))
-        if energy <= 0 or mic_energy <= 0:
+        if mic_energy <= 0 or np.trace(gram) <= 0:
             return None
-        cross = float(np.dot(mic, aligned))
-        return (delay, float(np.clip(cross / energy, 0.0, self.options.max_gain)),
-                cross / np.sqrt(energy * mic_energy))
+        ridge = 1e-6 * np.trace(gram) / len(gram)
+        taps = np.linalg.solve(gram + ridge * np.eye(len(gram)), x.T @ mic)
+        if not 0.0 <= float(np.sum(taps)) <= self.options.max_gain:
+            return None
+        echo = x @ taps
+        cross, energy = float(np.dot(mic, echo)), float(np.dot(echo, echo))
+        if energy <= 0:
+            return None
+        return delay, taps, cross / np.sqrt(energy * mic_energy)
+
+    def _lagged(self, ref: np.ndarray, n: int, d_max: int, delay: int) -> np.ndarray:
+        """The reference at the filter's lags around ``delay`` (within ``0..d_max``), one
+        column per lag, over the ``n`` input samples."""
+        width = min(self.options.taps, d_max + 1)
+        first = min(max(0, delay - width // 2), d_max + 1 - width)
+        return np.stack([ref[d_max - lag: d_max - lag + n]
+                         for lag in range(first, first + width)], axis=1)
 
     @staticmethod
     def _delay(mic: np.ndarray, ref: np.ndarray, n: int, d_max: int) -> int:
