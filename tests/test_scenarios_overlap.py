@@ -155,29 +155,18 @@ def test_own_voice_echo_never_triggers_a_stop(tmp_path):
     assert not user, user
 
 
-def test_echo_from_a_sink_that_plays_late_is_removed_when_the_sink_reports_its_lag(tmp_path):
+@pytest.mark.parametrize("delay_ms", [280, 180], ids=["after-the-report", "before-the-report"])
+def test_echo_from_a_sink_that_plays_late_is_removed_when_the_sink_reports_its_lag(
+        tmp_path, delay_ms):
     """A browser plays the reply behind the session's clock (its playout buffer), so its
     echo reaches the microphone later than the canceller searches (0.12 s). The page
     reports how late it plays (`DuplexOptions.sink_lag_s`, the app sets it from the
     page's reports): the reference is then what the sink was playing, and the echo of a
-    page 0.25 s behind never stops the reply."""
+    page 0.25 s behind never stops the reply. The report counts the page's output
+    latency; an echo tapped inside the page (the bench's loopback), or a microphone
+    stamped late, comes earlier than it says: 0.07 s ahead is removed too."""
     doc = {"name": "echo-late", "notes": NOTES,
-           "echo": {"gain_db": -3, "delay_ms": 280, "sink_lag_ms": 250},
-           "turns": [QUESTION, {"at": 11.0, "text": "What do roots take up from the soil?"}]}
-    run = _run(doc, tmp_path)
-    assert not [e for _, e in _entries(run, SpeechStopped) if e.reason != "session ended"]
-    assert not _entries(run, OverlapClassified)
-    start = run.output.started[0][1]
-    user = [e for _, e in _entries(run, SpeechDetected) if start < e.start < run.turns[1].start]
-    assert not user, user
-
-
-def test_echo_that_comes_before_the_sinks_report_is_removed_too(tmp_path):
-    """The page's report counts its output latency; an echo tapped inside the page (the
-    bench's loopback), or a microphone stamped late, reaches the input earlier than the
-    report says. An echo 0.07 s ahead of a 0.25 s report never stops the reply either."""
-    doc = {"name": "echo-early", "notes": NOTES,
-           "echo": {"gain_db": -3, "delay_ms": 180, "sink_lag_ms": 250},
+           "echo": {"gain_db": -3, "delay_ms": delay_ms, "sink_lag_ms": 250},
            "turns": [QUESTION, {"at": 11.0, "text": "What do roots take up from the soil?"}]}
     run = _run(doc, tmp_path)
     assert not [e for _, e in _entries(run, SpeechStopped) if e.reason != "session ended"]
