@@ -23,6 +23,7 @@ from venus.eval.fdb import (
 )
 from venus.eval.score import (
     SampleScore,
+    interruption_misses,
     judge_proxy,
     only_old_answer,
     paper_table,
@@ -164,6 +165,20 @@ def test_subset_figures_keep_strict_and_proxy_apart():
     assert f["resume"] == 0.5 and f["testable"] == 2  # the untestable one is not a pass
     assert f["proxy"]["resume"] == 1.0 and f["max_silence_s"] == 2.1
     assert f["never_spoke_after"] == 1 and f["n"] == 3
+
+
+def test_interruption_misses_say_how_the_listener_heard_each_miss():
+    def miss(stop, response, overlap_s=2.0):
+        return replace(_score("user_interruption", "OTHER", None, False, 0.0, stop=stop,
+                              response=response), overlap_s=overlap_s)
+
+    scores = [_score("user_interruption", "RESPOND", None, True, 0.0),
+              miss(8.2, None),  # spoke on past the user's last word: talked through
+              miss(1.9, 1.0),   # stopped 1.9 s in, while the user still spoke: late
+              miss(0.4, None),  # stopped in time, said nothing after
+              miss(0.4, 3.6)]   # stopped in time, spoke again 3.6 s after
+    assert interruption_misses(scores) == {"talked_through": 1, "stopped_late": 1,
+                                           "stopped_unanswered": 1, "answered_late_or_old": 1}
 
 
 def test_paper_table_layout():

@@ -402,3 +402,135 @@ def test_openers_alone_take_the_floor_without_asking_anything():
     assert not opener_only("Wait, how do leaves make sugar?")
     assert not opener_only("Stop talking about leaves.")
     assert not opener_only("")
+
+
+@pytest.mark.parametrize("text", ["Sorry to cut in.", "Sorry to interrupt,", "Oh, sorry to butt in"])
+def test_an_apology_for_cutting_in_is_an_opener_alone(text):
+    """"Sorry to cut in, | but why are leaves green?": the user paused after the apology
+    (tuning seed 1, 0006); answering "Sorry to cut in." gave "I have not seen anything
+    about that yet." over the question that followed."""
+    from venus.frontend.floor import opener_only, takes_floor
+
+    assert opener_only(text) and takes_floor(text)
+    assert not opener_only("Sorry to cut in, but why are leaves green?")
+
+
+def test_the_user_going_on_over_the_reply_just_begun_is_their_turn_not_a_remark():
+    """"Wait, is that right? | I thought plants eat soil." (tuning seed 1, 0042): the
+    turn was taken at the pause after "right?" and the reply had just begun when the user
+    went on, 0.2 s after their last word. Whisper heard the rest as "I got planned." (off
+    the topic): as an overlap alone, a remark for someone else, and the reply played over
+    the user to its end. A user who goes on within a pause inside a turn is still
+    talking to us: the reply stops, and the whole turn is answered as one."""
+    import numpy as np
+
+    from memory.media import VideoChunk
+    from memory.models.base import Word
+    from venus.events import FloorAction, OverlapClassified
+    from venus.frontend.base import DuplexFrame, Overlap, SessionView
+    from venus.frontend.embedded import EmbeddedFrontend
+    from venus.perception import AddresseeCues, PerceptionFrame, Prosody
+    from venus.perception.types import SpeechBoundary
+    from venus.speech import Heard, PlaybackStatus
+    from venus.testing import FakeMemory, FakeMoment
+
+    class Asked(FakeMemory):
+        def answer(self, question, at=None, k=3):
+            self.asked.append(question)
+            return super().answer(question, at=at, k=k)
+
+    memory = Asked([FakeMoment(0.0, 5.0, "Roots take up water and minerals from the soil.")])
+    memory.asked = []
+    frontend = EmbeddedFrontend(memory, mode="audio", config=CONFIG)
+    view = SessionView("s", 40.0, 0, True, (), (), (), (), ())
+    loud = Prosody(-20.0, 0.5, False)
+    off_topic = AddresseeCues(text="I got planned.", topic_similarity=0.05, on_topic=False)
+
+    def step(t, overlap=None, busy=False, heard=None, **frame):
+        chunk = VideoChunk(int(t * 10), t, round(t + 0.1, 1), (), np.zeros(1600, np.float32))
+        p = PerceptionFrame(int(t * 10), t, round(t + 0.1, 1), 0.9, **frame)
+        return frontend.decide(DuplexFrame(chunk, p, overlap, busy, heard), view)
+
+    def said(text, at, step):
+        return tuple(Word(w, at + step * k, at + step * k + 0.18) for k, w in enumerate(text.split()))
+
+    first = said("What is that right?", 3.1, 0.2)
+    step(3.0, speaking=True, boundaries=(SpeechBoundary("onset", 3.1),), prosody=loud)
+    step(3.9, speaking=False, transcribing=True, boundaries=(SpeechBoundary("offset", 3.75),))
+    answered = step(4.0, speaking=False, final_words=first)
+    assert answered.speech and memory.asked == ["What is that right?"]
+    reply = Heard("u2", answered.speech, "", 0.0, PlaybackStatus.STARTED)
+
+    ep = Overlap(3.88)  # 0.2 s after "right?" ended
+    step(4.1, ep, True, reply, speaking=True, boundaries=(SpeechBoundary("onset", 3.88),), prosody=loud)
+    partial = said("I got planned.", 3.9, 0.25)
+    cut = step(4.7, ep, True, reply, speaking=True, partial_words=partial, prosody=loud, cues=off_topic)
+    kinds = [e.kind for e in cut.perceived if isinstance(e, OverlapClassified)]
+    assert kinds == [OverlapKind.INTERRUPTION] and cut.floor is FloorAction.YIELD_FLOOR, cut
+
+    rest = said("I got plant seed soil.", 3.9, 0.25)
+    step(5.2, speaking=False, transcribing=True, boundaries=(SpeechBoundary("offset", 5.1),))
+    again = step(5.3, speaking=False, final_words=rest)
+    assert memory.asked[-1] == "What is that right? I got plant seed soil.", memory.asked
+    assert again.speech and "next question" not in again.speech
+
+
+def test_a_remark_begun_after_a_longer_pause_is_still_judged_as_a_remark():
+    """The same words 1.2 s after the user's last word (a new utterance, not a pause
+    inside the turn) are judged as before: off the topic, for someone else."""
+    facts_ = facts("I got planned today.", ended=False, duration=1.0, on_topic=False)
+    assert classify_overlap(facts_) is OverlapKind.OTHER_DIRECTED
+    assert classify_overlap(replace(facts_, resumed=True)) is OverlapKind.INTERRUPTION
+    # a backchannel, a name of someone else, quiet speech: still theirs
+    assert classify_overlap(replace(facts("Okay.", duration=0.4), resumed=True)) is OverlapKind.BACKCHANNEL
+    assert classify_overlap(replace(facts("John, the pizza is here."), resumed=True)) \
+        is OverlapKind.OTHER_DIRECTED
+    assert classify_overlap(replace(facts("I got planned.", quiet=True), resumed=True)) \
+        is OverlapKind.BACKGROUND
+
+
+def test_a_new_question_over_a_reply_just_begun_is_answered_first_then_the_owed_one():
+    """"How do plants make seeds?" was answered, and 0.4 s into the reply (one word heard)
+    the user asked "How do roots take up water?" (tuning seed 3, 0004): the reply they
+    cut is still owed, but they cut in for the new question, so it is answered first
+    ("At 1:00, Bees carry pollen ..." first was the old answer again to a listener)."""
+    import numpy as np
+
+    from memory.media import VideoChunk
+    from memory.models.base import Word
+    from venus.events import FloorAction
+    from venus.frontend.base import DuplexFrame, Overlap, SessionView
+    from venus.frontend.embedded import EmbeddedFrontend
+    from venus.perception import PerceptionFrame, Prosody
+    from venus.perception.types import SpeechBoundary
+    from venus.speech import Heard, PlaybackStatus
+    from venus.testing import FakeMemory, FakeMoment
+
+    memory = FakeMemory([FakeMoment(0.0, 0.5, "Roots take up water through root hairs."),
+                         FakeMoment(0.5, 1.0, "Bees carry pollen, which lets plants make seeds.")])
+    frontend = EmbeddedFrontend(memory, mode="audio", config=CONFIG)
+    view = SessionView("s", 120.0, 0, True, (), (), (), (), ())
+    loud = Prosody(-20.0, 0.5, False)
+
+    def step(t, overlap=None, busy=False, heard=None, **frame):
+        chunk = VideoChunk(int(t * 10), t, round(t + 0.1, 1), (), np.zeros(1600, np.float32))
+        p = PerceptionFrame(int(t * 10), t, round(t + 0.1, 1), 0.9, **frame)
+        return frontend.decide(DuplexFrame(chunk, p, overlap, busy, heard), view)
+
+    def said(text, at):
+        return tuple(Word(w, at + 0.25 * k, at + 0.2 + 0.25 * k) for k, w in enumerate(text.split()))
+
+    step(1.0, speaking=True, boundaries=(SpeechBoundary("onset", 1.0),), prosody=loud)
+    step(2.0, speaking=False, transcribing=True, boundaries=(SpeechBoundary("offset", 2.0),))
+    first = step(2.1, speaking=False, final_words=said("How do plants make seeds?", 1.0))
+    assert "Bees" in first.speech
+    reply = Heard("u1", first.speech, first.speech.split()[0], 0.05, PlaybackStatus.STARTED)
+    ep = Overlap(3.0)  # 0.8 s after "seeds?": a new utterance
+    step(3.0, ep, True, reply, speaking=True, boundaries=(SpeechBoundary("onset", 3.0),), prosody=loud)
+    step(4.3, replace(ep, ended_at=4.2), True, reply, speaking=False, transcribing=True,
+         boundaries=(SpeechBoundary("offset", 4.2),))
+    again = step(4.4, replace(ep, ended_at=4.2), True, reply, speaking=False,
+                 final_words=said("How do roots take up water?", 3.0))
+    assert again.floor is FloorAction.YIELD_FLOOR
+    assert again.speech.startswith(memory.answer("How do roots take up water?").text), again.speech
+    assert again.speech.endswith(f"And your first question: {first.speech}")

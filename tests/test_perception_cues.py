@@ -69,6 +69,22 @@ def test_asking_the_assistant_to_do_something_stays_a_question(text):
     assert lexical_cues(text, 2.0, CONFIG).question, text
 
 
+@pytest.mark.parametrize("text, question", [
+    ("um, why are these green.", True),  # Whisper's "Um, why are leaves green?" (tuning seed 3)
+    ("Oh, and what do roots take from the soil.", True),
+    ("So how do bees help plants", True),
+    ("Okay, and where does the water come from", True),
+    ("um, right, please.", False),
+    ("So do I.", False),  # an auxiliary after a lead-in is no question by itself
+    ("And is that the pizza", False),
+])
+def test_a_question_word_after_a_filler_or_conjunction_opens_a_question(text, question):
+    """Whisper often drops the question mark of a question it heard whole, and a question
+    cut in over an answer often opens with a filler or "and"/"so": read past them to the
+    question word (what, why, how, ...), not to an auxiliary ("So do I.")."""
+    assert lexical_cues(text, 1.5, CONFIG).question is question, text
+
+
 def test_long_backchannel_word_is_not_a_backchannel():
     assert not lexical_cues("Okay", 3.0, CONFIG).backchannel  # a drawn-out "okay" takes the floor
     assert not lexical_cues("yeah yeah I see what you mean", 1.0, CONFIG).backchannel

@@ -15,8 +15,10 @@ alignment as the full pass (``find_alignment``).
 Measured on this machine's CPU (2 cores, quiet) on the bench's spoken questions: 35-80 ms
 for 1.6-4.8 s clips where the full pass takes 290-390 ms, the same words on all but a
 few (see ``venus bench turns``'s closing note). Clips longer than ``MAX_CLIP_S``, and any
-clip whose decode looks wrong (no closing timestamp, Whisper's own no-speech rule), return
-None: the caller runs the full pass.
+clip whose decode looks wrong or holds no words (no closing timestamp, Whisper's own
+no-speech rule, nothing kept), return None: the caller runs the full pass. A short pass
+never says "no words" on its own: cut short, Whisper's no-speech rule also fires on
+speech.
 """
 
 from __future__ import annotations
@@ -66,12 +68,13 @@ def short_context_transcript(model: Any, audio: np.ndarray, offset: float = 0.0
         max_length=int(12 + 8 * duration), suppress_blank=True, return_scores=True,
         return_no_speech_prob=True)[0]
     if result.no_speech_prob > _NO_SPEECH and result.scores[0] < _UNSURE:
-        return Transcript()
-    tokens = _kept(result.sequences_ids[0], tokenizer.timestamp_begin, duration, tokenizer)
-    if tokens is None:
+        # Cut short, Whisper also calls speech "no speech" ("Um, why are leaves green?"
+        # in eSpeak's en+m3: nothing here, "um why not leave the screen" in the full
+        # pass): a clip the VAD heard speech in loses its words only by the full pass.
         return None
-    if not tokens:
-        return Transcript()
+    tokens = _kept(result.sequences_ids[0], tokenizer.timestamp_begin, duration, tokenizer)
+    if not tokens:  # never closed, or nothing kept: the full pass decides
+        return None
     aligned = model.find_alignment(tokenizer, [tokens], encoded, frames // 2)[0]
     words = []
     for w in aligned:
@@ -83,7 +86,7 @@ def short_context_transcript(model: Any, audio: np.ndarray, offset: float = 0.0
         words.append(Word(text, offset + start, offset + end, float(w["probability"])))
     _merge_punctuation(words)
     if not words:
-        return Transcript()
+        return None
     text = tokenizer.decode(tokens).strip()
     return Transcript((TranscriptSegment(text, words[0].start, words[-1].end, tuple(words)),))
 

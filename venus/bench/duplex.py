@@ -48,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> BenchReport:
     from venus.eval.pipeline import evaluate
+    from venus.eval.score import interruption_misses
     from venus.eval.synth import HELD_OUT_SEED
 
     if args.held_out:
@@ -67,9 +68,7 @@ def run(args: argparse.Namespace) -> BenchReport:
     figures["peak_rss_mb"] = round(peak_rss_mb(), 1)
     figures.update(_answer_onsets(root))
     inter = scores.get("user_interruption", [])
-    # talked through: the output never stopped within the overlap's window (strict rule)
-    figures["talked_through"] = sum(1 for s in inter if s.respond is False
-                                    and s.stop_latency is None)
+    figures.update(interruption_misses(inter))
     proxy = figures["proxy"]
     summary = (f"strict listener rule from output.wav (offline, not the official judge): seed "
                f"{args.seed}{' (held out)' if args.held_out else ' (tuning)'}, n={args.n} per "
@@ -82,9 +81,10 @@ def run(args: argparse.Namespace) -> BenchReport:
                f"{figures['stop_latency_s_p50']} s; reply onset after a question p50 "
                f"{figures['answer_onset_s_p50']} s / p95 {figures['answer_onset_s_p95']} s, "
                f"after an interruption p50 {figures['response_latency_s_p50']} s; "
-               f"{figures['talked_through']} interruptions talked through; "
-               f"{figures['interruptions_unanswered']} "
-               f"interruptions never answered, {figures['interruptions_clarified']} answered "
+               f"{figures['talked_through']} interruptions talked through, "
+               f"{figures['stopped_late']} stopped late (> 1.5 s), "
+               f"{figures['stopped_unanswered']} stopped and never answered, "
+               f"{figures['interruptions_clarified']} answered "
                f"\"didn't catch that\"; {figures['unanswered_clean']} clean questions "
                f"unanswered (no overlap placed); {seconds:.0f} s with {args.workers} workers")
     return BenchReport("duplex", header, rows, summary, figures)

@@ -43,10 +43,10 @@ from venus.eval.fdb import (
     read_wav,
     sample_dirs,
 )
-from venus.eval.listener import hear
+from venus.eval.listener import STOP_WITHIN_S, hear
 from venus.eval.timing import heard_regions
 
-__all__ = ["HEADLINE", "PUBLISHED", "SUBSET_COLUMNS", "SampleScore", "by_family", "clarified", "judge_proxy",
+__all__ = ["HEADLINE", "PUBLISHED", "SUBSET_COLUMNS", "SampleScore", "by_family", "clarified", "interruption_misses", "judge_proxy",
            "only_old_answer", "paper_table", "paper_table_by_family", "score_folder", "score_root", "subset_figures",
            "subset_table", "turn_over"]
 
@@ -79,6 +79,7 @@ class SampleScore:
     overlap_text: str
     voice_family: str = "espeak"
     clarified: bool = False  # its first new words after the onset were `embedded.CLARIFY`
+    overlap_s: float | None = None  # how long the overlap lasted (onset to end)
 
 
 def turn_over(words: list[TranscriptWord], after: float, before: float | None = None) -> tuple[bool, float | None]:
@@ -159,7 +160,8 @@ def score_folder(folder: Path, subset: str) -> SampleScore:
                                           end + h.response_latency)
         return SampleScore(subset, folder.name, label, h.resume, respond, h.longest_silence_s,
                            took, lat, h.stop_latency, h.response_latency, meta.current_turn_text,
-                           family, clarified(folder / "timeline.jsonl", onset))
+                           family, clarified(folder / "timeline.jsonl", onset),
+                           round(end - onset, 3))
     if subset == "pause_handling":  # taking the turn inside the pause is the error
         took, lat = turn_over(words, onset, meta.venus.get("turn_end", end))
     else:
@@ -209,6 +211,30 @@ def subset_figures(scores: list[SampleScore]) -> dict:
             "stop_latency_s_p50": _p50(s.stop_latency for s in scores),
             "stop_latency_s_p95": _pct([s.stop_latency for s in scores if s.stop_latency is not None], 95),
             "response_latency_s_p50": _p50(s.response_latency for s in scores)}
+
+
+def interruption_misses(scores: list[SampleScore]) -> dict[str, int]:
+    """How the interruptions the strict rule failed went wrong, as a listener heard them:
+    ``talked_through`` (the output was still speaking when the user finished: it spoke
+    over all of it), ``stopped_late`` (it stopped while the user spoke, but more than
+    `STOP_WITHIN_S` after the onset), ``stopped_unanswered`` (it stopped in time, then never
+    spoke again) and ``answered_late_or_old`` (it stopped in time and spoke again, too
+    late or with the answer it had been giving)."""
+    out = dict.fromkeys(("talked_through", "stopped_late", "stopped_unanswered",
+                         "answered_late_or_old"), 0)
+    for s in scores:
+        if s.respond is not False:
+            continue
+        stop = s.stop_latency
+        if stop is not None and s.overlap_s is not None and stop >= s.overlap_s:
+            out["talked_through"] += 1
+        elif stop is not None and stop > STOP_WITHIN_S:
+            out["stopped_late"] += 1
+        elif s.response_latency is None:
+            out["stopped_unanswered"] += 1
+        else:
+            out["answered_late_or_old"] += 1
+    return out
 
 
 HEADLINE = {"user_interruption": "respond", "user_backchannel": "resume",

@@ -101,7 +101,8 @@ class TurnState:
     events (recorded once it is settled), the speech not yet reported, and how it is to
     be judged (``ignore``: the rest of an overlap let pass, of ``released_kind``;
     ``unjudged``: an overlap the answer ended under, undecided; ``after_interrupt``: the
-    user took the floor, so whatever they say gets a reply)."""
+    user took the floor, so whatever they say gets a reply; ``resumes``: the words of the
+    turn it goes on from, answered too soon, `TURN_PAUSE_S`)."""
 
     words: list[Word] = field(default_factory=list)
     start: float | None = None
@@ -113,6 +114,7 @@ class TurnState:
     released_kind: OverlapKind | None = None
     unjudged: bool = False
     after_interrupt: bool = False
+    resumes: list[Word] = field(default_factory=list)
 
 
 @dataclass
@@ -174,6 +176,7 @@ class EmbeddedFrontend:
         self._background = False
         self._topic: tuple[str, ...] | None = None
         self._ends: list[float] = []  # turn ends heard in the turn being answered
+        self._answered: list[Word] = []  # the words of the last turn given a reply
 
     def close(self) -> None:
         """Nothing to release: perception and the output belong to the runtime."""
@@ -249,9 +252,12 @@ class EmbeddedFrontend:
             self.turn.unjudged = False  # all words are in, and there were none
             return floor, None, []
         taken = self.turn  # the turn is taken: a fresh one (how to judge it stays)
-        self.turn = replace(taken, words=[], start=None, quiet=[], ends=[])
+        self.turn = replace(taken, words=[], start=None, quiet=[], ends=[], resumes=[])
         turn, start, quiet = taken.words, taken.start, _mostly(taken.quiet)
         self._ends = taken.ends
+        if taken.resumes:  # the rest of a turn answered too soon: answered whole
+            turn, start = taken.resumes + turn, taken.resumes[0].start
+            self._ends = [taken.resumes[-1].end, *taken.ends]
         if own_echo(_text(turn), self._own_speech(duplex, now)):
             # the assistant's own voice come back past the canceller: not the user's
             self.turn.ignore = self.turn.unjudged = False
@@ -275,7 +281,10 @@ class EmbeddedFrontend:
             floor = FloorAction.YIELD_FLOOR if duplex.speaking else floor
             if duplex.speaking and duplex.heard is not None:
                 self._cut(duplex.heard, duplex.overlap)
-        return self._answer_turn(turn, start or now, view, floor, now, quiet, frame.cues)
+        decided = self._answer_turn(turn, start or now, view, floor, now, quiet, frame.cues)
+        if decided[1]:
+            self._answered = turn
+        return decided
 
     def _misheard_bid(self, turn: list[Word], start: float, quiet: bool,
                       heard: AddresseeCues | None) -> bool:
@@ -314,10 +323,12 @@ class EmbeddedFrontend:
             return None
         duration = (ep.ended_at if ended else now) - ep.onset
         cues = self._episode_cues_for(frame, duration)
+        # Begun within a pause inside the turn just given a reply: the user is going on
+        resumed = bool(self._answered) and ep.onset - self._answered[-1].end <= TURN_PAUSE_S
         facts = OverlapFacts(cues, quiet, ended, duration,
                              len(self.overlap.words),
                              frame.face_toward_camera if self._faces_seen else None, ep.stopped,
-                             ep.named_other)
+                             ep.named_other, resumed)
         text = " ".join(w.text.strip() for w in self.overlap.words)
         if own_echo(text, self._own_speech(duplex, now)):
             kind: OverlapKind | None = OverlapKind.BACKGROUND  # our own voice, heard back
@@ -332,6 +343,8 @@ class EmbeddedFrontend:
             heard = duplex.heard
             self._last_cut = resume_text(heard.text, heard.heard_text) if heard else ""
             self._cut(heard, ep)
+            if resumed:  # the reply cut was to part of this turn: the whole is answered
+                self.turn.resumes, self._cut_text, self._cut_unheard = self._answered, "", False
             return FloorAction.YIELD_FLOOR
         self._background = kind is OverlapKind.BACKGROUND
         self.turn.released_kind = kind
@@ -423,10 +436,11 @@ class EmbeddedFrontend:
             return floor, CLARIFY, delegations
         if forced and unheard and cut and intent.kind == "answer" and speech \
                 and not takes_floor(text):
-            # The reply had only just begun when they asked again (the next question came
-            # as the first's reply started, "And what ..."): one question, one turn, both
-            # answered in order. "Wait, ..." on its first word wants the floor instead.
-            return floor, f"{cut} And your next question: {speech}", delegations
+            # The reply had only just begun when they asked something new: they cut in for
+            # the new question, so it is answered first, then the one still owed ("At
+            # 1:00, Bees ..." first was the old answer again to a listener). "Wait, ..." on
+            # its first word wants the floor instead, not the rest of that reply.
+            return floor, f"{speech} And your first question: {cut}", delegations
         return floor, speech, delegations
 
     def _two_questions(self, turn: list[Word], now: float) -> str | None:
@@ -489,6 +503,10 @@ class EmbeddedFrontend:
 
 OWN_SPEECH_S = 30.0  # the assistant's speech this recent may come back as echo
 UNHEARD_MAX_WORDS = 2  # a cut reply heard no further than this was never really said
+# A user's pause inside their turn, under the 0.8 s of silence a listener notices
+# (`venus.eval.listener.SILENCE_S`): speech begun this soon after the last word of a turn
+# given a reply goes on with that turn (`floor.OverlapFacts.resumed`).
+TURN_PAUSE_S = 0.7
 QUIET_MIN_HOPS = 3  # voiced hops of an overlap before it may be judged quiet (0.3 s)
 TURN_QUIET_SHARE = 0.8  # of a turn's voiced hops quieter than the user: a quiet turn
 

@@ -58,6 +58,7 @@ class OverlapFacts:
     face_toward_camera: bool | None = None
     stopped: bool = False  # the gate paused the output on early words that take the floor
     named_other: bool = False  # the word probe read a name of someone else ("Wait, John,")
+    resumed: bool = False  # begun within a pause inside the user's turn, over its reply
 
 
 def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> OverlapKind | None:
@@ -81,6 +82,11 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
         return OverlapKind.BACKCHANNEL
     if c.backchannel or _MURMUR.match(c.text.lower()):
         return None  # rule 5: "yeah..." may be the start of "yeah, but why...": wait for the end
+    if f.resumed and f.words:  # rule 5b
+        # The user went on after a pause inside their turn ("Wait, is that right? | I
+        # thought plants eat soil."), over the reply just begun to its first part: still
+        # their turn, whatever the topic the words seem to be on (heard "I got planned.").
+        return OverlapKind.INTERRUPTION
     if c.request and not c.question and (c.room or not bid) and c.on_topic is False:  # rule 6
         # "Please turn the oven off" over our answer about leaves: an off-topic command
         # while we talk is for someone in the room (a question or a bid still interrupts,
@@ -125,7 +131,8 @@ _LEAD = r"^\W*(?:(?:oh|ah|um+|uh+|er|m+|hm+|okay|ok|so|well|yeah|no|and|but)\b\W
 # "what about X" asks even when ASR drops the question mark.
 # "No, no, ..." (a no said twice) corrects the speaker and claims the floor too; one "no"
 # may answer someone else, so it only leads (`_LEAD`).
-FLOOR_OPENERS = ("wait", "hold on", "hang on", "stop", "sorry", "excuse me", "actually",
+FLOOR_OPENERS = ("sorry to cut in", "sorry to interrupt", "sorry to butt in",
+                 "wait", "hold on", "hang on", "stop", "sorry", "excuse me", "actually",
                  "pardon", "one second", "one sec", "just a second", "just a sec", "no, no")
 _OPENERS = "|".join(re.escape(o).replace(r",\ ", r"\W+") for o in FLOOR_OPENERS)
 _FLOOR_OPENER = re.compile(_LEAD + r"(" + _OPENERS + r")\b|\b(what|how) about\b")

@@ -37,6 +37,12 @@ _REQUEST_OPENERS = re.compile(
 _QUESTION_OPENERS = re.compile(
     r"^(?:what|what's|whats|when|where|which|who|whom|whose|why|how|is|are|was|were|"
     r"can|could|would|will|should|do|does|did|have|has|isn't|aren't|don't|doesn't)\b")
+# A question word after fillers, interjections or a conjunction ("um, why are ...", "oh,
+# and what ...", "so how ..."): a question Whisper wrote without its question mark. Only
+# the question words: an auxiliary after them is often none ("so do I", "and is that ...").
+_LED_QUESTION = re.compile(
+    r"^(?:(?:um+|uh+|erm?|oh|ah|hm+|mm+|okay|ok|so|well|and|but|yeah|sorry)\s+)+"
+    r"(?:what|what's|whats|when|where|which|who|whose|why|how)\b")
 _IMPERATIVES = frozenset({
     "stop", "wait", "hold", "pause", "repeat", "explain", "describe", "summarize",
     "summarise", "tell", "show", "give", "find", "search", "look", "go", "continue",
@@ -143,7 +149,8 @@ def lexical_cues(text: str, duration_s: float, config: PerceptionConfig) -> Addr
                    and duration_s <= config.backchannel_max_s)
     # a thing to be done in the room is a request, not a question, however it is put
     room = _ROOM_REQUEST.search(text.lower()) is not None
-    question = (text.rstrip().endswith("?") or bool(_QUESTION_OPENERS.search(body))) and not room
+    question = (text.rstrip().endswith("?") or bool(_QUESTION_OPENERS.search(body))
+                or bool(_LED_QUESTION.search(body))) and not room
     return AddresseeCues(text=text, addressed_by_name=by_name,
                          request=(_is_request(body) or question or room) and not backchannel,
                          question=question and not backchannel, other_name=other,
