@@ -11,6 +11,7 @@ import pytest
 
 from memory.media import SAMPLE_RATE, Frame, VideoChunk
 from memory.models import VOICES, EspeakSynthesizer, SileroSpeechDetector
+from memory.models.base import Word
 from memory.samples.slides import draw_scene
 from venus.perception import FaceDetector, PerceptionConfig, SpeechTracker, UserPerception
 from venus.perception.speech import WINDOW_SECONDS
@@ -187,3 +188,29 @@ def test_a_jump_in_media_time_restarts_the_stream():
     later = perception.feed(VideoChunk(7, 30.0, 31.0, (), np.zeros(SAMPLE_RATE, np.float32)))
     assert not later.speaking and later.boundaries == ()
     assert not perception.speaking
+
+
+def test_a_partial_seen_after_its_regions_final_words_is_never_shown():
+    """Seen live (bench live --echo 0.3, Flite slt): the partial of "Wait, what is the pH of
+    vinegar?" became visible after that region's final words, stayed the frame's partial
+    words, and 20 s later a "Hmm." too short for a partial of its own read as that
+    question: an interruption, the reply stopped. Words of a region whose final words
+    are in are stale, and a partial of the same region shown with them doubled them
+    ("Wait, what is the pH of vinegar? Wait, what is the pH of vinegar?")."""
+    from venus.perception.transcription import AsrJob
+
+    perception = UserPerception(PerceptionConfig())
+    perception._open_region(172.3)
+    region = perception._region_id
+    said = tuple(Word(w, 172.4 + 0.3 * k, 172.6 + 0.3 * k)
+                 for k, w in enumerate(["Wait,", "what", "is", "the", "pH", "of", "vinegar?"]))
+
+    def job(kind):
+        return AsrJob(0, region, kind, np.zeros(0, np.float32), 172.0, 174.3, 174.6,
+                      speech_end=174.3 if kind == "final" else None, words=said)
+
+    finals: list = []
+    perception._apply(job("final"), finals)
+    perception._apply(job("partial"), finals)  # a partial of it, seen after its final
+    assert finals == list(said)
+    assert perception._shown[1] == ()

@@ -403,7 +403,10 @@ class UserPerception:
             if self._shown[0] == job.region:
                 self._shown = (0, ())
             self._utterance = _Utterance(job.words, end - start, job.topic_similarity)
-        elif job.words:  # a region too young for words keeps the cues of the one before it
+        elif job.words and job.region in self._region_starts:
+            # (a region too young for words keeps the cues of the one before it; a partial
+            # seen after its region's final words is stale: shown, it stayed the partial
+            # words of every region after it too short for a partial of its own)
             self._shown = (job.region, job.words)
             self._utterance = _Utterance(job.words, end - start, job.topic_similarity)
 
