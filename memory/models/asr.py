@@ -36,8 +36,8 @@ ingest equals an uninterrupted one): a window Whisper judged silent (no-speech
 probability over 0.6 at a mean log-probability under -1, Whisper's own rule) gives no
 words; runs of a repeated n-gram (a decoding loop) are cut to one; Whisper's stock
 sign-off hallucinations ("Thank you for watching", "see you in the next video", ...)
-are dropped; a window whose output still loops is decoded again alone, by beam search,
-and the less repetitive result kept. A pack shorter than ~8 s (a spoken question) gets a
+are dropped (`memory.models.whisper_repairs`); a window whose output still loops is
+decoded again alone, by beam search, and the less repetitive result kept. A pack shorter than ~8 s (a spoken question) gets a
 second of silence on each side: tiny.en misheard 1.5 s eSpeak questions in 5 of 6
 voices without it ("Thank you for watching" among them), in 1 of 6 with it.
 """
@@ -59,6 +59,10 @@ from memory.errors import ModelUnavailableError
 from memory.media import SAMPLE_RATE, as_audio
 from memory.models.base import Transcript, TranscriptSegment, Word
 from memory.models.textnorm import word_error_rate
+from memory.models.whisper_repairs import Piece as _Piece
+from memory.models.whisper_repairs import loops as _loops
+from memory.models.whisper_repairs import repaired as _repaired
+from memory.models.whisper_repairs import repetition as _repetition
 
 __all__ = ["DEFAULT_MODEL", "MODELS", "WhisperTranscriber", "default_whisper_path",
            "whisper_device", "whisper_model_path", "word_error_rate"]
@@ -82,17 +86,7 @@ _TAIL_BACK_S = 0.1     # ... from this long before the last word heard
 # Whisper's sampled fallback, on its sequential path.
 _TEMPERATURES = (0.0,)
 _FALLBACK_BEAM = 3
-_LOOP_RATIO = 2.4                             # gzip compression ratio of a looping text
 _NO_SPEECH, _UNSURE_LOGPROB = 0.6, -1.0       # Whisper's no-speech rule
-_LOOP_RUN = 3                                 # an n-gram (n >= 2) said 3 times running loops
-_LOOP_RUN_1 = 4                               # a single word, 4 times running
-_MAX_NGRAM = 12
-_HALLUCINATIONS = tuple(tuple(p.split()) for p in (
-    "thank you for watching", "thanks for watching", "thank you so much for watching",
-    "see you in the next video", "see you next time", "please subscribe",
-    "like and subscribe", "subscribe to my channel", "subtitles by the amara org community",
-))
-"""Whisper's stock sign-offs (learnt from video subtitles), dropped wherever they occur."""
 
 MODELS = ("tiny.en", "base")
 """The embedded Whisper models, by name (``WhisperTranscriber(model=...)``, ``--asr``)."""
@@ -464,17 +458,6 @@ def _concatenate(items: list[tuple[np.ndarray, float]], indices: list[int] | Non
 
 
 @dataclass(frozen=True)
-class _Piece:
-    """A Whisper segment as `_assign` reads it (text, times, words, scores)."""
-
-    text: str
-    start: float
-    end: float
-    words: list[Any]
-    compression_ratio: float = 1.0
-
-
-@dataclass(frozen=True)
 class _TimedWord:
     word: str
     start: float
@@ -487,70 +470,6 @@ def _shifted(segment: Any, by: float) -> _Piece:
              for w in (segment.words or [])]
     return _Piece(segment.text, segment.start + by, segment.end + by, words,
                   segment.compression_ratio)
-
-
-def _key(word: Any) -> str:
-    return "".join(ch for ch in word.word.lower() if ch.isalnum())
-
-
-def _runs(keys: list[str]) -> list[tuple[int, int, int]]:
-    """(start, n, repeats) of every maximal run of an n-gram said `_LOOP_RUN`+ times running
-    (a single word: `_LOOP_RUN_1` times), longest spans first, not overlapping."""
-    found: list[tuple[int, int, int]] = []
-    taken = [False] * len(keys)
-    for n in range(1, min(_MAX_NGRAM, len(keys) // 2) + 1):
-        need = _LOOP_RUN_1 if n == 1 else _LOOP_RUN
-        i = 0
-        while i + n * need <= len(keys):
-            r = 1
-            while keys[i + r * n:i + (r + 1) * n] == keys[i:i + n]:
-                r += 1
-            if r >= need and any(keys[i:i + n]) and not any(taken[i:i + r * n]):
-                found.append((i, n, r))
-                taken[i:i + r * n] = [True] * (r * n)
-                i += r * n
-            else:
-                i += 1
-    return found
-
-
-def _loops(segment: Any) -> bool:
-    return segment.compression_ratio > _LOOP_RATIO or bool(
-        _runs([_key(w) for w in (segment.words or [])]))
-
-
-def _repetition(segments: list[Any]) -> float:
-    """How much of the words a decode repeated (after repairs): the looping score."""
-    words = [_key(w) for s in segments for w in (s.words or [])]
-    if not words:
-        return 0.0
-    return 1.0 - len(set(words)) / len(words)
-
-
-def _repaired(segment: Any) -> Any:
-    """``segment`` with loops cut to one occurrence and stock hallucinations dropped."""
-    words = list(segment.words or [])
-    if not words:
-        text = segment.text
-        return segment if not _hallucination(text.lower().split()) else \
-            _Piece("", segment.start, segment.end, [])
-    keys = [_key(w) for w in words]
-    drop = [False] * len(words)
-    for start, n, repeats in _runs(keys):
-        drop[start + n:start + n * repeats] = [True] * (n * (repeats - 1))
-    for i in range(len(words)):
-        for phrase in _HALLUCINATIONS:
-            if tuple(keys[i:i + len(phrase)]) == phrase:
-                drop[i:i + len(phrase)] = [True] * len(phrase)
-    if not any(drop):
-        return segment
-    kept = [w for w, d in zip(words, drop) if not d]
-    return _Piece("".join(w.word for w in kept), segment.start, segment.end, kept)
-
-
-def _hallucination(tokens: list[str]) -> bool:
-    keys = tuple("".join(ch for ch in t if ch.isalnum()) for t in tokens)
-    return any(keys[i:i + len(p)] == p for p in _HALLUCINATIONS for i in range(len(keys)))
 
 
 def _after(segment: TranscriptSegment, since: float) -> TranscriptSegment:
