@@ -203,3 +203,46 @@ def test_no_said_twice_claims_the_floor_but_one_no_only_leads():
                     cues=AddresseeCues(text="No, no, Tom, put it over there.", other_name="Tom",
                                        on_topic=False))
     assert classify_overlap(named) is OverlapKind.OTHER_DIRECTED
+
+
+def test_off_topic_words_still_going_on_wait_when_they_open_with_a_filler_or_ask():
+    """"Um, why are leaves green?" over the answer: the partial 1.2 s in reads "um, right,
+    please." (off topic, three words). Rule 9 would call it a remark for someone else and
+    the answer plays over the user's question; words that open with a hesitation ("um",
+    "okay, and") or hold a question word are the start of something said to us as often
+    as not: while the speech goes on they wait for more words. Ended, they are judged."""
+    for text in ("Ok and right", "with what do they"):
+        cues = AddresseeCues(text=text, on_topic=False)
+        going_on = OverlapFacts(cues, False, False, 1.2, len(text.split()))
+        assert classify_overlap(going_on) is None, text
+        ended = OverlapFacts(cues, False, True, 1.6, len(text.split()))
+        assert classify_overlap(ended) is OverlapKind.OTHER_DIRECTED, text
+    # an off-topic remark that opens on neither is still for someone else at its third word
+    plain = AddresseeCues(text="I'll be right there", on_topic=False)
+    assert classify_overlap(OverlapFacts(plain, False, False, 1.2, 4)) is OverlapKind.OTHER_DIRECTED
+    # and a filler-led one waits no longer than the longest undecided overlap
+    long = OverlapFacts(AddresseeCues(text="so, the pizza is here", on_topic=False), False, False,
+                        2.6, 5)
+    assert classify_overlap(long) is OverlapKind.OTHER_DIRECTED
+
+
+def test_words_that_open_with_a_hesitation_are_said_to_us_whatever_their_topic():
+    """"Um, why are leaves green?" is heard "um, right, please." or "Um, wider." on its
+    partial (tuning seed 3, four samples): off the topic, rule 9 made each a remark for
+    someone else and the answer played over the question. "Um" and "uh" announce that
+    the speaker is about to go on speaking (Clark & Fox Tree 2002) to whoever they are
+    talking with, here us: words that open with one are not a remark by their topic
+    (a name still makes them one, rule 3), at their second word, going on or ended."""
+    for text, ended in (("um, right, please.", False), ("Um, wider.", False),
+                        ("Uh, the roots part?", True), ("Um, right, leave, leave.", True)):
+        cues = AddresseeCues(text=text, on_topic=False)
+        facts = OverlapFacts(cues, False, ended, 1.2, len(text.split()))
+        assert classify_overlap(facts) is OverlapKind.INTERRUPTION, text
+    # a murmur alone is still a backchannel, and "uh-huh" is one, not a hesitation
+    for text in ("Um.", "Uh-huh, okay then"):
+        cues = replace(lexical_cues(text, 0.6, PerceptionConfig()), on_topic=False)
+        assert classify_overlap(OverlapFacts(cues, False, True, 0.6, len(text.split()))) \
+            is not OverlapKind.INTERRUPTION, text
+    named = replace(lexical_cues("Um, Tom, can you get the door?", 1.5, PerceptionConfig()),
+                    on_topic=False)
+    assert classify_overlap(OverlapFacts(named, False, True, 1.5, 7)) is OverlapKind.OTHER_DIRECTED

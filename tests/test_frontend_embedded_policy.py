@@ -534,3 +534,42 @@ def test_a_new_question_over_a_reply_just_begun_is_answered_first_then_the_owed_
     assert again.floor is FloorAction.YIELD_FLOOR
     assert again.speech.startswith(memory.answer("How do roots take up water?").text), again.speech
     assert again.speech.endswith(f"And your first question: {first.speech}")
+
+
+def test_a_name_read_only_at_the_cut_end_of_a_partial_does_not_make_a_remark():
+    """"Wait wait, can you tell me about the roots instead?" (tuning seed 3, 0028): the
+    partial 1.2 s in reads "Wait, wait, can you tell me I'm out, Maroon?". Its last word is
+    where Whisper's window cut the speech, and a name there ("..., Maroon?") made it a
+    remark for Maroon: the answer played over the question for another second. A name in
+    a partial's last word after its opening words waits for the words after it; a name
+    that opens the words ("Hey Mike, grab ...") is read at once."""
+    import numpy as np
+
+    from memory.media import VideoChunk
+    from memory.models.base import Word
+    from venus.events import OverlapClassified
+    from venus.frontend.base import DuplexFrame, Overlap, SessionView
+    from venus.frontend.embedded import EmbeddedFrontend
+    from venus.perception import PerceptionFrame, Prosody
+    from venus.perception.types import SpeechBoundary
+
+    loud = Prosody(-20.0, 0.5, False)
+
+    def kinds_after(partial_text: str) -> list:
+        frontend = EmbeddedFrontend(None, mode="audio", config=CONFIG)
+        view = SessionView("s", 10.0, 0, True, (), (), (), (), ())
+        ep = Overlap(5.0)
+
+        def step(t, **frame):
+            chunk = VideoChunk(int(t * 10), t, round(t + 0.1, 1), (), np.zeros(1600, np.float32))
+            p = PerceptionFrame(int(t * 10), t, round(t + 0.1, 1), 0.9, **frame)
+            return frontend.decide(DuplexFrame(chunk, p, ep, True), view)
+
+        step(5.0, speaking=True, boundaries=(SpeechBoundary("onset", 5.0),), prosody=loud)
+        words = tuple(Word(w, 5.0 + 0.15 * k, 5.13 + 0.15 * k) for k, w in enumerate(partial_text.split()))
+        d = step(6.2, speaking=True, partial_words=words, prosody=loud)
+        return [e.kind for e in d.perceived if isinstance(e, OverlapClassified)]
+
+    assert kinds_after("Wait, wait, can you tell me I'm out, Maroon?") != [OverlapKind.OTHER_DIRECTED]
+    assert kinds_after("Hey Mike, grab my keys") == [OverlapKind.OTHER_DIRECTED]
+    assert kinds_after("Sarah, can you pass") == [OverlapKind.OTHER_DIRECTED]

@@ -144,6 +144,14 @@ class EmbeddedOptions:
             raise ConfigError(f"unknown frontend mode {self.mode!r}; use 'omni' or 'audio'")
 
 
+def _tail_name_of_partial(text: str, name: str, partial: tuple[Word, ...]) -> bool:
+    """Whether ``name`` is read only in the last word of a partial, after its first three
+    words (a name that opens the words, "Hey Mike", "Wait, Sarah, ...", stands)."""
+    words = [w.strip(" .,?!;:").lower() for w in text.split()]
+    return bool(partial) and len(words) > 3 and words[-1] == name.lower() \
+        and name.lower() not in words[:3]
+
+
 class EmbeddedFrontend:
     """The rule + embedding policy frontend (see the module docstring).
 
@@ -378,6 +386,11 @@ class EmbeddedFrontend:
         name = None if cues.other_name or cues.addressed_by_name else leading_name(text)
         if name:
             cues = replace(cues, other_name=name)
+        if cues.other_name and _tail_name_of_partial(text, cues.other_name, frame.partial_words):
+            # A partial's last word is where Whisper's window cut the speech: a name
+            # there after the opening words ("Wait, wait, can you tell me I'm out,
+            # Maroon?" for "... about the roots instead") waits for the words after it.
+            cues = replace(cues, other_name=None)
         if frame.cues.text and frame.cues.topic_similarity is not None:
             cues = replace(cues, topic_similarity=frame.cues.topic_similarity,
                            on_topic=frame.cues.on_topic)

@@ -110,7 +110,10 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
         if (unsure or paused or opener_only) and f.duration < policy.max_undecided_s:
             return None
         return OverlapKind.INTERRUPTION
-    if f.words and (c.on_topic is False or f.face_toward_camera is False):  # rule 9
+    if f.words and (c.on_topic is False or f.face_toward_camera is False) \
+            and not _HESITATION.match(c.text.lower()):  # rule 9
+        if not f.ended and _UNSETTLED.search(c.text.lower()) and f.duration < policy.max_undecided_s:
+            return None
         return OverlapKind.OTHER_DIRECTED if f.ended or f.words >= 3 else None
     if f.words >= policy.min_interrupt_words:  # rule 10
         return OverlapKind.INTERRUPTION
@@ -144,6 +147,11 @@ def murmur(text: str) -> bool:
 
 
 _ABOUT = re.compile(r"\b(what|how) about\b")
+# Rule 9's exceptions: a hesitation ("um", "uh", "er"; not "uh-huh") says the speaker is
+# about to go on to whoever they are talking with; a lead word or a question word in words
+# still going on may be the start of a question Whisper's partial misheard.
+_HESITATION = re.compile(r"^\W*(?:um+|uh+|erm?)\b(?!-)")
+_UNSETTLED = re.compile(r"^\W*(?:okay|ok|so|well|and|oh)\b|\b(?:what|why|how|where|when|which|who)\b")
 
 
 def takes_floor(text: str) -> bool:
