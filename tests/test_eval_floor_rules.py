@@ -232,12 +232,17 @@ def test_words_that_open_with_a_hesitation_are_said_to_us_whatever_their_topic()
     someone else and the answer played over the question. "Um" and "uh" announce that
     the speaker is about to go on speaking (Clark & Fox Tree 2002) to whoever they are
     talking with, here us: words that open with one are not a remark by their topic
-    (a name still makes them one, rule 3), at their second word, going on or ended."""
+    (a name still makes them one, rule 3), at their second word, while going on or once
+    they lasted longer than a backchannel (1.5 s)."""
     for text, ended in (("um, right, please.", False), ("Um, wider.", False),
                         ("Uh, the roots part?", True), ("Um, right, leave, leave.", True)):
         cues = AddresseeCues(text=text, on_topic=False)
-        facts = OverlapFacts(cues, False, ended, 1.2, len(text.split()))
+        facts = OverlapFacts(cues, False, ended, 1.8 if ended else 1.2, len(text.split()))
         assert classify_overlap(facts) is OverlapKind.INTERRUPTION, text
+    # ended as short as a backchannel, it is judged by its topic as before ("Hmm." with
+    # the assistant's echo under it was heard "uh and m" in the browser)
+    short = OverlapFacts(AddresseeCues(text="uh and m", on_topic=False), False, True, 1.0, 3)
+    assert classify_overlap(short) is OverlapKind.OTHER_DIRECTED
     # a murmur alone is still a backchannel, and "uh-huh" is one, not a hesitation
     for text in ("Um.", "Uh-huh, okay then"):
         cues = replace(lexical_cues(text, 0.6, PerceptionConfig()), on_topic=False)

@@ -111,7 +111,7 @@ def classify_overlap(f: OverlapFacts, policy: FloorPolicy = FloorPolicy()) -> Ov
             return None
         return OverlapKind.INTERRUPTION
     if f.words and (c.on_topic is False or f.face_toward_camera is False) \
-            and not _HESITATION.match(c.text.lower()):  # rule 9
+            and not (_HESITATION.match(c.text.lower()) and (not f.ended or f.duration > 1.5)):  # rule 9
         if not f.ended and _UNSETTLED.search(c.text.lower()) and f.duration < policy.max_undecided_s:
             return None
         return OverlapKind.OTHER_DIRECTED if f.ended or f.words >= 3 else None
@@ -148,8 +148,10 @@ def murmur(text: str) -> bool:
 
 _ABOUT = re.compile(r"\b(what|how) about\b")
 # Rule 9's exceptions: a hesitation ("um", "uh", "er"; not "uh-huh") says the speaker is
-# about to go on to whoever they are talking with; a lead word or a question word in words
-# still going on may be the start of a question Whisper's partial misheard.
+# about to go on to whoever they are talking with (in speech still going on, or that
+# lasted longer than a backchannel: a "Hmm." with the echo under it was heard "uh and m");
+# a lead word or a question word in words still going on may be the start of a question
+# Whisper's partial misheard.
 _HESITATION = re.compile(r"^\W*(?:um+|uh+|erm?)\b(?!-)")
 _UNSETTLED = re.compile(r"^\W*(?:okay|ok|so|well|and|oh)\b|\b(?:what|why|how|where|when|which|who)\b")
 
